@@ -1,0 +1,2 @@
+/** RoCE v2 wire. */
+package org.jrdma.rocev2.wire;

@@ -1,0 +1,2 @@
+/** The shared core of the software providers. */
+package org.jrdma.soft;

@@ -1,0 +1,9 @@
+/**
+ * The jrdma verbs API: the InfiniBand Verbs programming model of libibverbs in Java form,
+ * and the provider SPI that the software (RoCE v2, iWARP) and native providers implement.
+ */
+module org.jrdma.verbs {
+    exports org.jrdma.verbs;
+    exports org.jrdma.verbs.spi;
+    uses org.jrdma.verbs.spi.Provider;
+}

@@ -1,0 +1,31 @@
+package org.jrdma.verbs;
+
+/**
+ * Memory region and QP access flags, {@code enum ibv_access_flags} (verbs.h; {@code ibv_reg_mr(3)}).
+ * Combine with {@code |}. A region with {@link #REMOTE_WRITE} or {@link #REMOTE_ATOMIC} must
+ * also have {@link #LOCAL_WRITE}, else registration fails with EINVAL.
+ */
+public final class AccessFlags {
+    /** Local write access (receives and READ responses land here). */
+    public static final int LOCAL_WRITE = 1;
+    /** Remote peers may RDMA WRITE into the region. */
+    public static final int REMOTE_WRITE = 1 << 1;
+    /** Remote peers may RDMA READ from the region. */
+    public static final int REMOTE_READ = 1 << 2;
+    /** Remote peers may perform atomic operations on the region. */
+    public static final int REMOTE_ATOMIC = 1 << 3;
+    /** Enable memory window binding (not supported by the software providers yet). */
+    public static final int MW_BIND = 1 << 4;
+    /** Zero-based addressing. */
+    public static final int ZERO_BASED = 1 << 5;
+    /** On-demand paging. */
+    public static final int ON_DEMAND = 1 << 6;
+    /** Relaxed ordering hint. */
+    public static final int RELAXED_ORDERING = 1 << 20;
+
+    /** All bits the software providers understand. */
+    public static final int SUPPORTED = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | RELAXED_ORDERING;
+
+    private AccessFlags() {
+    }
+}

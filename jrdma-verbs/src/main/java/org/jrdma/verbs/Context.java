@@ -1,0 +1,43 @@
+package org.jrdma.verbs;
+
+/**
+ * An open device, {@code struct ibv_context}. Creates protection domains, completion queues and
+ * completion channels. Closing it ({@code ibv_close_device(3)}) closes what was created from it.
+ * Thread-safe.
+ */
+public interface Context extends AutoCloseable {
+    /** The device this context was opened from. */
+    Device device();
+
+    /** {@code ibv_query_device(3)}. */
+    DeviceAttr queryDevice();
+
+    /** {@code ibv_query_port(3)}. @throws VerbsException EINVAL for a port other than 1 */
+    PortAttr queryPort(int portNum);
+
+    /**
+     * {@code ibv_query_gid(3)}: entry {@code index} of the port's GID table.
+     *
+     * @throws VerbsException EINVAL for a port other than 1 or an index outside the table
+     */
+    Gid queryGid(int portNum, int index);
+
+    /** {@code ibv_alloc_pd(3)}. */
+    ProtectionDomain allocPd();
+
+    /** {@code ibv_create_comp_channel(3)}. */
+    CompletionChannel createCompChannel();
+
+    /**
+     * {@code ibv_create_cq(3)}.
+     *
+     * @param cqe minimum number of entries (1..{@link DeviceAttr#maxCqe()})
+     * @param channel completion channel for events, or null
+     * @throws VerbsException EINVAL when cqe is out of range
+     */
+    CompletionQueue createCq(int cqe, CompletionChannel channel);
+
+    /** Closes the context and every resource created from it. */
+    @Override
+    void close();
+}

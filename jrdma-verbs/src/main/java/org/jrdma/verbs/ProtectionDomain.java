@@ -1,0 +1,33 @@
+package org.jrdma.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A protection domain, {@code struct ibv_pd} ({@code ibv_alloc_pd(3)}): memory regions, queue
+ * pairs and address handles of one PD can only be used together (IBTA Vol 1 §10.2.3).
+ */
+public interface ProtectionDomain extends AutoCloseable {
+    /** The context this PD belongs to. */
+    Context context();
+
+    /**
+     * {@code ibv_reg_mr(3)}: registers native memory. The region's address ({@link MemoryRegion#addr()})
+     * is {@code segment.address()}; SGEs and remote addresses refer to it by that virtual address.
+     *
+     * @param segment native memory (a heap segment is rejected); it must stay alive until deregistered
+     * @param access {@link AccessFlags} bits
+     * @throws VerbsException EINVAL for a heap segment, an empty segment, unknown access bits, or
+     *                        REMOTE_WRITE / REMOTE_ATOMIC without LOCAL_WRITE
+     */
+    MemoryRegion regMr(MemorySegment segment, int access);
+
+    /** {@code ibv_create_qp(3)}. @throws VerbsException EINVAL for capabilities over the device limits */
+    QueuePair createQp(QpInitAttr attr);
+
+    /** {@code ibv_create_ah(3)}: an address handle for UD sends. */
+    AddressHandle createAh(AhAttr attr);
+
+    /** {@code ibv_dealloc_pd(3)}. @throws VerbsException EBUSY while MRs, QPs or AHs still use it */
+    @Override
+    void close();
+}

@@ -1,0 +1,181 @@
+package org.jrdma.verbs;
+
+/**
+ * A send work request, {@code struct ibv_send_wr} ({@code ibv_post_send(3)}). Mutable and reusable:
+ * {@link QueuePair#postSend(SendWr)} copies it, so it may be changed and posted again at once.
+ * Chain several with {@link #next(SendWr)}.
+ */
+public final class SendWr {
+    private long wrId;
+    private WrOpcode opcode = WrOpcode.SEND;
+    private int sendFlags;
+    private Sge[] sgList = new Sge[0];
+    private int numSge;
+    private int immData;
+    private long remoteAddr;
+    private int rkey;
+    private long compareAdd;
+    private long swap;
+    private AddressHandle ah;
+    private int remoteQpn;
+    private int remoteQkey;
+    private SendWr next;
+
+    public long wrId() {
+        return wrId;
+    }
+
+    public SendWr wrId(long wrId) {
+        this.wrId = wrId;
+        return this;
+    }
+
+    public WrOpcode opcode() {
+        return opcode;
+    }
+
+    public SendWr opcode(WrOpcode opcode) {
+        this.opcode = opcode;
+        return this;
+    }
+
+    /** {@link SendFlags} bits. */
+    public int sendFlags() {
+        return sendFlags;
+    }
+
+    public SendWr sendFlags(int sendFlags) {
+        this.sendFlags = sendFlags;
+        return this;
+    }
+
+    /** The gather list; only the first {@link #numSge()} entries are used. */
+    public Sge[] sgList() {
+        return sgList;
+    }
+
+    /** Uses all of {@code sges}. */
+    public SendWr sgList(Sge... sges) {
+        this.sgList = sges;
+        this.numSge = sges.length;
+        return this;
+    }
+
+    public int numSge() {
+        return numSge;
+    }
+
+    /** Uses the first {@code n} entries of the gather list. */
+    public SendWr numSge(int n) {
+        this.numSge = n;
+        return this;
+    }
+
+    /** Immediate data (32 bits, host order) for SEND_WITH_IMM and RDMA_WRITE_WITH_IMM. */
+    public int immData() {
+        return immData;
+    }
+
+    public SendWr immData(int immData) {
+        this.immData = immData;
+        return this;
+    }
+
+    /** Remote virtual address for RDMA and atomic operations ({@code wr.rdma.remote_addr}). */
+    public long remoteAddr() {
+        return remoteAddr;
+    }
+
+    public SendWr remoteAddr(long remoteAddr) {
+        this.remoteAddr = remoteAddr;
+        return this;
+    }
+
+    /** Remote key for RDMA and atomic operations. */
+    public int rkey() {
+        return rkey;
+    }
+
+    public SendWr rkey(int rkey) {
+        this.rkey = rkey;
+        return this;
+    }
+
+    /** Compare operand (CMP_AND_SWP) or addend (FETCH_AND_ADD), 64 bits. */
+    public long compareAdd() {
+        return compareAdd;
+    }
+
+    public SendWr compareAdd(long compareAdd) {
+        this.compareAdd = compareAdd;
+        return this;
+    }
+
+    /** Swap operand of CMP_AND_SWP, 64 bits. */
+    public long swap() {
+        return swap;
+    }
+
+    public SendWr swap(long swap) {
+        this.swap = swap;
+        return this;
+    }
+
+    /** Sets the remote address and rkey of an RDMA operation: {@code wr.rdma}. */
+    public SendWr rdma(long remoteAddr, int rkey) {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        return this;
+    }
+
+    /** Sets an atomic operation's operands: {@code wr.atomic}. */
+    public SendWr atomic(long remoteAddr, int rkey, long compareAdd, long swap) {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        return this;
+    }
+
+    /** The address handle of a UD send ({@code wr.ud.ah}). */
+    public AddressHandle ah() {
+        return ah;
+    }
+
+    /** The destination QPN of a UD send, 24 bits. */
+    public int remoteQpn() {
+        return remoteQpn;
+    }
+
+    /** The Q_Key of a UD send. */
+    public int remoteQkey() {
+        return remoteQkey;
+    }
+
+    /** Sets {@code wr.ud}. */
+    public SendWr ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        this.ah = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /** The next WR of a chain, or null. */
+    public SendWr next() {
+        return next;
+    }
+
+    public SendWr next(SendWr next) {
+        this.next = next;
+        return this;
+    }
+
+    /** The total bytes of the gather list. */
+    public long totalLength() {
+        long n = 0;
+        for (int i = 0; i < numSge; i++) {
+            n += sgList[i].length();
+        }
+        return n;
+    }
+}
