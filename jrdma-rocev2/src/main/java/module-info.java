@@ -7,4 +7,5 @@ module org.jrdma.rocev2 {
     requires org.agrona;
     requires org.slf4j;
     exports org.jrdma.rocev2.wire;
+    exports org.jrdma.rocev2.net;
 }
