@@ -15,6 +15,8 @@ import org.jrdma.verbs.VerbsException;
 
 /** A protection domain of a software device. */
 public final class SoftPd implements ProtectionDomain {
+    /** A thread that is not the caller: a confined segment is not accessible by it. */
+    private static final Thread ACCESS_PROBE = Thread.ofPlatform().unstarted(() -> { });
     private final SoftContext context;
     private final AtomicInteger users = new AtomicInteger();
     private volatile boolean closed;
@@ -52,6 +54,10 @@ public final class SoftPd implements ProtectionDomain {
     public MemoryRegion regMr(MemorySegment segment, int access) {
         if (segment == null || !segment.isNative()) {
             throw new VerbsException(Errno.EINVAL, "a memory region must be native memory (MemorySegment.isNative())");
+        }
+        if (!segment.isAccessibleBy(ACCESS_PROBE)) {
+            throw new VerbsException(Errno.EINVAL, "a memory region must be accessible from every thread (Arena.ofShared(),"
+                    + " Arena.ofAuto() or Arena.global()): the device's I/O thread reads and writes it");
         }
         if (segment.byteSize() == 0) {
             throw new VerbsException(Errno.EINVAL, "a memory region cannot be empty");
