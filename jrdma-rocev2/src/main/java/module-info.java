@@ -8,4 +8,5 @@ module org.jrdma.rocev2 {
     requires org.slf4j;
     exports org.jrdma.rocev2.wire;
     exports org.jrdma.rocev2.pcap;
+    exports org.jrdma.rocev2.stats;
 }
