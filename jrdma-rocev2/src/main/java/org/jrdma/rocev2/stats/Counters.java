@@ -18,20 +18,35 @@ import org.jrdma.rocev2.wire.DropReason;
  * construction.
  */
 public final class Counters {
+    /** rxe hw_counter "sent_pkts". */
     public static final int SENT_PKTS = 0;
+    /** rxe hw_counter "rcvd_pkts". */
     public static final int RCVD_PKTS = 1;
+    /** rxe hw_counter "duplicate_request". */
     public static final int DUPLICATE_REQUEST = 2;
+    /** rxe hw_counter "out_of_seq_request". */
     public static final int OUT_OF_SEQ_REQUEST = 3;
+    /** rxe hw_counter "rcvd_rnr_err". */
     public static final int RCVD_RNR_ERR = 4;
+    /** rxe hw_counter "send_rnr_err". */
     public static final int SEND_RNR_ERR = 5;
+    /** rxe hw_counter "rcvd_seq_err". */
     public static final int RCVD_SEQ_ERR = 6;
+    /** rxe hw_counter "ack_deferred". */
     public static final int ACK_DEFERRED = 7;
+    /** rxe hw_counter "retry_exceeded_err". */
     public static final int RETRY_EXCEEDED_ERR = 8;
+    /** rxe hw_counter "retry_rnr_exceeded_err". */
     public static final int RETRY_RNR_EXCEEDED_ERR = 9;
+    /** rxe hw_counter "completer_retry_err". */
     public static final int COMPLETER_RETRY_ERR = 10;
+    /** rxe hw_counter "send_err". */
     public static final int SEND_ERR = 11;
+    /** rxe hw_counter "link_downed". */
     public static final int LINK_DOWNED = 12;
+    /** rxe hw_counter "rdma_sends". */
     public static final int RDMA_SENDS = 13;
+    /** rxe hw_counter "rdma_recvs". */
     public static final int RDMA_RECVS = 14;
     /** Id of the drop counter of {@link DropReason} r is {@code RCVD_DROP_BASE + r} (r = 1..). */
     public static final int RCVD_DROP_BASE = 15;
