@@ -15,9 +15,10 @@ import org.HdrHistogram.Histogram;
  *       smaller of the two dropped).</li>
  *   <li>t_stdev is the population standard deviation of the kept samples. (perftest 4.5 truncates
  *       each deviation to an integer first, so it prints e.g. 175.00 where the exact value is 175.56.)</li>
- *   <li>The 99% and 99.9% percentiles come from an HdrHistogram of all samples (ns, 3 significant
- *       digits), snapped to the largest recorded sample not above the histogram's value so that
- *       they print an actual sample.</li>
+ *   <li>The 99% and 99.9% percentiles are, as perftest's, the sorted samples at index ceil(m·0.99)
+ *       and ceil(m·0.999) (counted over all samples, so they can reach into the dropped tail); they
+ *       are read from an HdrHistogram of all samples (ns, 3 significant digits) and snapped to the
+ *       largest recorded sample not above the histogram's value, so they print an actual sample.</li>
  * </ul>
  */
 public final class LatencyStats {
@@ -76,7 +77,19 @@ public final class LatencyStats {
             var += dev * dev;
         }
         return new Result(samples[0] / q, samples[m] / q, median / q, avg, Math.sqrt(var / m),
-                snap(samples, h.getValueAtPercentile(99.0)) / q, snap(samples, h.getValueAtPercentile(99.9)) / q);
+                percentile(h, samples, m, 0.99) / q, percentile(h, samples, m, 0.999) / q);
+    }
+
+    /**
+     * perftest's percentile: the sorted sample at index ceil(m·fraction) (of all samples, so it can
+     * reach into the dropped tail). Read from the histogram at the percentile whose rank is exactly
+     * that sample's (the middle of its rank interval, safe from floating-point rounding), then
+     * snapped to a recorded sample.
+     */
+    static long percentile(Histogram h, long[] sorted, int m, double fraction) {
+        int k = (int) Math.ceil(m * fraction);
+        double pct = 100.0 * (k + 0.5) / sorted.length;
+        return snap(sorted, h.getValueAtPercentile(Math.min(pct, 100.0)));
     }
 
     /** The largest sample ≤ v (the smallest sample when none is). */
