@@ -23,7 +23,6 @@ import org.jrdma.verbs.Sge;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -95,7 +94,6 @@ public abstract class ApiMisuseConformance extends ConformanceBase {
     }
 
     @Test
-    @Tag("known-failure") // rocev2: the WRs before the bad one are queued but not started (SoftQp.postSend)
     void chainStopsAtTheBadWrAndKeepsTheOnesBefore() {
         Pair p = connect(conn().maxSge(1));
         SendWr good = new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)

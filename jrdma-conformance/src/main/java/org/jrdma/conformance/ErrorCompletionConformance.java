@@ -18,7 +18,6 @@ import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WorkCompletion;
 import org.jrdma.verbs.WrOpcode;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -145,7 +144,6 @@ public abstract class ErrorCompletionConformance extends ConformanceBase {
 
     @ParameterizedTest
     @EnumSource(QpAccessFault.class)
-    @Tag("known-failure") // rocev2 answers NAK remote access error (RxeQp.remoteMr checks the QP's flags with the MR's)
     void operationNotEnabledOnTheResponderQp(QpAccessFault fault) {
         WrOpcode op;
         int qpAccess;

@@ -1,5 +1,7 @@
 package org.jrdma.rocev2;
 
+import org.jrdma.rocev2.stats.Counters;
+
 import org.jrdma.rocev2.transport.RxeAgent;
 import org.jrdma.rocev2.transport.RxeQp;
 import org.jrdma.soft.SoftContext;
@@ -22,10 +24,10 @@ import org.jrdma.verbs.VerbsException;
 public final class RxeContext extends SoftContext {
     private final RxeDevice device;
     private final RxeAgent agent;
-    private final RxeCounters counters;
+    private final Counters counters;
     private final Mtu activeMtu;
 
-    RxeContext(RxeDevice device, SoftResources resources, RxeAgent agent, RxeCounters counters, Mtu activeMtu) {
+    RxeContext(RxeDevice device, SoftResources resources, RxeAgent agent, Counters counters, Mtu activeMtu) {
         super(resources);
         this.device = device;
         this.agent = agent;
@@ -39,7 +41,7 @@ public final class RxeContext extends SoftContext {
     }
 
     /** The device's counters (rxe hw_counters names). */
-    public RxeCounters counters() {
+    public Counters counters() {
         return counters;
     }
 

@@ -1,5 +1,7 @@
 package org.jrdma.rocev2;
 
+import org.jrdma.rocev2.stats.Counters;
+
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -7,6 +9,10 @@ import org.jrdma.rocev2.net.NetException;
 import org.jrdma.rocev2.transport.PacketPort;
 import org.jrdma.rocev2.transport.RxeAgent;
 import org.jrdma.rocev2.transport.UdpPacketPort;
+import org.jrdma.rocev2.transport.RawIpv4PacketPort;
+import org.jrdma.rocev2.net.RawIpv4Socket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.jrdma.rocev2.wire.RoceV2;
 import org.jrdma.soft.SoftResources;
 import org.jrdma.verbs.Context;
@@ -30,6 +36,7 @@ public final class RxeDevice implements Device {
     /** Bytes of headers around a RoCE payload, for the active MTU: IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4. */
     private static final int HEADER_OVERHEAD = 80;
 
+    private static final Logger LOG = LoggerFactory.getLogger(RxeDevice.class);
     private final String name;
     private final InetAddress address;
     private final Gid gid;
@@ -38,7 +45,7 @@ public final class RxeDevice implements Device {
     private PacketPort port;
     private RxeAgent agent;
     private SoftResources resources;
-    private RxeCounters counters;
+    private Counters counters;
     private Mtu activeMtu;
 
     RxeDevice(String name, InetAddress address) {
@@ -86,13 +93,7 @@ public final class RxeDevice implements Device {
     @Override
     public synchronized Context open() {
         if (opens == 0) {
-            PacketPort p;
-            try {
-                p = UdpPacketPort.open(address, RoceV2.UDP_PORT);
-            } catch (NetException e) {
-                int errno = e.getMessage() != null && e.getMessage().contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
-                throw new VerbsException(errno, "device " + name + ": " + e.getMessage(), e);
-            }
+            PacketPort p = openPort();
             String faults = System.getProperty("jrdma.faults." + name, System.getProperty("jrdma.faults"));
             if (faults != null && !faults.isBlank()) {
                 try {
@@ -104,13 +105,45 @@ public final class RxeDevice implements Device {
             }
             port = p;
             resources = new SoftResources();
-            counters = new RxeCounters();
+            counters = new Counters();
             activeMtu = Mtu.largestNotAbove(interfaceMtu(address) - HEADER_OVERHEAD);
             agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096);
             agent.start();
         }
         opens++;
         return new RxeContext(this, resources, agent, counters, activeMtu);
+    }
+
+    /**
+     * Opens the packet port: over IPv6 a UDP socket; over IPv4 the raw port when {@code jrdma.ipv4}
+     * (or {@code jrdma.ipv4.NAME}, or env {@code JRDMA_IPV4}) is {@code raw}, or is {@code auto} (the
+     * default) and raw sockets are permitted and the address is not a loopback address; else a UDP
+     * socket.
+     */
+    private PacketPort openPort() {
+        String mode = System.getProperty("jrdma.ipv4." + name, System.getProperty("jrdma.ipv4",
+                System.getenv().getOrDefault("JRDMA_IPV4", "auto"))).strip();
+        if (!mode.equals("auto") && !mode.equals("raw") && !mode.equals("udp")) {
+            throw new VerbsException(Errno.EINVAL, "jrdma.ipv4 is '" + mode + "': auto, raw or udp");
+        }
+        try {
+            if (address instanceof java.net.Inet4Address a4) {
+                boolean raw = mode.equals("raw")
+                        || (mode.equals("auto") && !address.isLoopbackAddress() && RawIpv4Socket.permitted());
+                if (raw) {
+                    return RawIpv4PacketPort.open(a4, RoceV2.UDP_PORT);
+                }
+                if (!address.isLoopbackAddress() && mode.equals("auto")) {
+                    LOG.warn("{}: {} -- sending with an ordinary UDP socket, which only jrdma peers accept", name,
+                            RawIpv4Socket.NOT_PERMITTED_MESSAGE);
+                }
+            }
+            return UdpPacketPort.open(address, RoceV2.UDP_PORT);
+        } catch (NetException e) {
+            int errno = e.errno() == Errno.EPERM ? Errno.EPERM
+                    : e.getMessage() != null && e.getMessage().contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
+            throw new VerbsException(errno, "device " + name + ": " + e.getMessage(), e);
+        }
     }
 
     synchronized void contextClosed() {

@@ -293,41 +293,52 @@ public abstract class SoftQp implements QueuePair {
     @Override
     public void postSend(SendWr wr) {
         synchronized (lock) {
-            for (SendWr w = wr; w != null; w = w.next()) {
-                QpState s = state;
-                if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
-                    throw new VerbsException(Errno.EINVAL, "post_send on a QP in " + s + " (needs RTS)");
+            long before = sqTail;
+            try {
+                for (SendWr w = wr; w != null; w = w.next()) {
+                    enqueueSend(w);
                 }
-                if (w.numSge() > maxSendSge || w.numSge() < 0 || w.numSge() > w.sgList().length) {
-                    throw new VerbsException(Errno.EINVAL, "num_sge " + w.numSge() + " above max_send_sge " + maxSendSge);
+            } finally {
+                // WRs of a chain before a bad one stay posted and run (ibv_post_send(3): bad_wr)
+                if (sqTail != before) {
+                    if (state == QpState.ERR) {
+                        flush();
+                    } else {
+                        onSendPosted();
+                    }
                 }
-                checkOpcode(w.opcode());
-                boolean inline = (w.sendFlags() & SendFlags.INLINE) != 0;
-                if (inline && w.totalLength() > maxInline) {
-                    throw new VerbsException(Errno.EINVAL, "inline data of " + w.totalLength() + " bytes above max_inline_data " + maxInline);
-                }
-                if (inline && (w.opcode() == WrOpcode.RDMA_READ || w.opcode().isAtomic())) {
-                    throw new VerbsException(Errno.EINVAL, "INLINE is not allowed with " + w.opcode());
-                }
-                if (w.opcode().isAtomic() && (w.numSge() != 1 || w.sgList()[0].length() != 8)) {
-                    throw new VerbsException(Errno.EINVAL, "an atomic WR needs one SGE of 8 bytes");
-                }
-                if (sqTail - sqHead >= maxSendWr) {
-                    throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxSendWr + " WRs outstanding)");
-                }
-                SendWqe q = sq[(int) (sqTail & sqMask)];
-                q.copyFrom(w);
-                if (inline) {
-                    copyInline(w, q);
-                }
-                sqTail++;
-            }
-            if (state == QpState.ERR) {
-                flush();
-            } else {
-                onSendPosted();
             }
         }
+    }
+
+    private void enqueueSend(SendWr w) {
+        QpState s = state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+            throw new VerbsException(Errno.EINVAL, "post_send on a QP in " + s + " (needs RTS)");
+        }
+        if (w.numSge() > maxSendSge || w.numSge() < 0 || w.numSge() > w.sgList().length) {
+            throw new VerbsException(Errno.EINVAL, "num_sge " + w.numSge() + " above max_send_sge " + maxSendSge);
+        }
+        checkOpcode(w.opcode());
+        boolean inline = (w.sendFlags() & SendFlags.INLINE) != 0;
+        if (inline && w.totalLength() > maxInline) {
+            throw new VerbsException(Errno.EINVAL, "inline data of " + w.totalLength() + " bytes above max_inline_data " + maxInline);
+        }
+        if (inline && (w.opcode() == WrOpcode.RDMA_READ || w.opcode().isAtomic())) {
+            throw new VerbsException(Errno.EINVAL, "INLINE is not allowed with " + w.opcode());
+        }
+        if (w.opcode().isAtomic() && (w.numSge() != 1 || w.sgList()[0].length() != 8)) {
+            throw new VerbsException(Errno.EINVAL, "an atomic WR needs one SGE of 8 bytes");
+        }
+        if (sqTail - sqHead >= maxSendWr) {
+            throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxSendWr + " WRs outstanding)");
+        }
+        SendWqe q = sq[(int) (sqTail & sqMask)];
+        q.copyFrom(w);
+        if (inline) {
+            copyInline(w, q);
+        }
+        sqTail++;
     }
 
     private void checkOpcode(WrOpcode op) {
@@ -365,23 +376,29 @@ public abstract class SoftQp implements QueuePair {
     @Override
     public void postRecv(RecvWr wr) {
         synchronized (lock) {
-            for (RecvWr w = wr; w != null; w = w.next()) {
-                if (state == QpState.RESET) {
-                    throw new VerbsException(Errno.EINVAL, "post_recv on a QP in RESET");
+            long before = rqTail;
+            try {
+                for (RecvWr w = wr; w != null; w = w.next()) {
+                    if (state == QpState.RESET) {
+                        throw new VerbsException(Errno.EINVAL, "post_recv on a QP in RESET");
+                    }
+                    if (w.numSge() > maxRecvSge || w.numSge() < 0 || w.numSge() > w.sgList().length) {
+                        throw new VerbsException(Errno.EINVAL, "num_sge " + w.numSge() + " above max_recv_sge " + maxRecvSge);
+                    }
+                    if (rqTail - rqHead >= maxRecvWr) {
+                        throw new VerbsException(Errno.ENOMEM, "receive queue full (" + maxRecvWr + " WRs outstanding)");
+                    }
+                    rq[(int) (rqTail & rqMask)].copyFrom(w);
+                    rqTail++;
                 }
-                if (w.numSge() > maxRecvSge || w.numSge() < 0 || w.numSge() > w.sgList().length) {
-                    throw new VerbsException(Errno.EINVAL, "num_sge " + w.numSge() + " above max_recv_sge " + maxRecvSge);
+            } finally {
+                if (rqTail != before) {
+                    if (state == QpState.ERR) {
+                        flush();
+                    } else {
+                        onRecvPosted();
+                    }
                 }
-                if (rqTail - rqHead >= maxRecvWr) {
-                    throw new VerbsException(Errno.ENOMEM, "receive queue full (" + maxRecvWr + " WRs outstanding)");
-                }
-                rq[(int) (rqTail & rqMask)].copyFrom(w);
-                rqTail++;
-            }
-            if (state == QpState.ERR) {
-                flush();
-            } else {
-                onRecvPosted();
             }
         }
     }

@@ -11,9 +11,11 @@ import org.jrdma.rocev2.wire.DropReason;
  * shown under {@code /sys/class/infiniband/rxe0/ports/1/hw_counters/}); then one counter per
  * {@link DropReason}, named {@code rcvd_drop_<reason>}, which rxe does not have (it drops silently).
  *
+ * <p>After the drop reasons come the transport's own counters ({@link #RCVD_DROP_UNKNOWN_QPN} ...).
+ *
  * <p>Writers: {@link #increment} and {@link #add} are a plain read plus an opaque write, correct for a
- * single writing thread per counter (the I/O thread); {@link #addAtomic} is for counters several threads
- * write. Readers on any thread use {@link #get} / {@link #snapshot} (opaque reads: each value is an exact
+ * single writing thread per counter (the I/O thread); {@link #incrementAtomic} and {@link #addAtomic}
+ * are for counters several threads write (sent_pkts, send_err, retransmits). Readers on any thread use {@link #get} / {@link #snapshot} (opaque reads: each value is an exact
  * count at some recent moment; the set is not a consistent snapshot). Nothing allocates after
  * construction.
  */
@@ -50,8 +52,26 @@ public final class Counters {
     public static final int RDMA_RECVS = 14;
     /** Id of the drop counter of {@link DropReason} r is {@code RCVD_DROP_BASE + r} (r = 1..). */
     public static final int RCVD_DROP_BASE = 15;
+    /** Transport drop: no QP with the destination QPN. */
+    public static final int RCVD_DROP_UNKNOWN_QPN = RCVD_DROP_BASE + DropReason.COUNT;
+    /** Transport drop: the QP is not in a state that receives (RESET, INIT, ERR...). */
+    public static final int RCVD_DROP_QP_STATE = RCVD_DROP_UNKNOWN_QPN + 1;
+    /** Transport drop: an RC/UC packet from an address other than the QP's connected peer. */
+    public static final int RCVD_DROP_WRONG_PEER = RCVD_DROP_UNKNOWN_QPN + 2;
+    /** Transport drop: a response (ACK, READ response, atomic ACK) matching no outstanding request (e.g. a duplicate). */
+    public static final int RCVD_DROP_UNEXPECTED_RESPONSE = RCVD_DROP_UNKNOWN_QPN + 3;
+    /** Transport drop: a READ response out of PSN order. */
+    public static final int RCVD_DROP_OUT_OF_SEQ_RESPONSE = RCVD_DROP_UNKNOWN_QPN + 4;
+    /** Transport drop: an internal error while handling a packet (e.g. its memory was freed meanwhile). */
+    public static final int RCVD_DROP_INTERNAL = RCVD_DROP_UNKNOWN_QPN + 5;
+    /** Requests the responder refused with a NAK (invalid request, remote access or operational error). */
+    public static final int RESP_NAK_ERR = RCVD_DROP_UNKNOWN_QPN + 6;
+    /** UC messages dropped because no receive WQE was posted. */
+    public static final int RCVD_DROP_NO_RECV_WQE = RCVD_DROP_UNKNOWN_QPN + 7;
+    /** Go-back-N retransmissions started by the requester (timeouts and PSN sequence NAKs). */
+    public static final int RETRANSMITS = RCVD_DROP_UNKNOWN_QPN + 8;
     /** Number of counters. */
-    public static final int COUNT = RCVD_DROP_BASE + DropReason.COUNT;
+    public static final int COUNT = RETRANSMITS + 1;
 
     private static final String[] NAMES = new String[COUNT];
     private static final VarHandle AA = MethodHandles.arrayElementVarHandle(long[].class);
@@ -64,6 +84,10 @@ public final class Counters {
         for (int r = 0; r < DropReason.COUNT; r++) {
             NAMES[RCVD_DROP_BASE + r] = "rcvd_drop_" + DropReason.name(r);
         }
+        String[] transport = {"rcvd_drop_unknown_qpn", "rcvd_drop_qp_state", "rcvd_drop_wrong_peer",
+            "rcvd_drop_unexpected_response", "rcvd_drop_out_of_seq_response", "rcvd_drop_internal", "resp_nak_err",
+            "rcvd_drop_no_recv_wqe", "retransmits"};
+        System.arraycopy(transport, 0, NAMES, RCVD_DROP_UNKNOWN_QPN, transport.length);
     }
 
     private final long[] values = new long[COUNT];
@@ -108,6 +132,32 @@ public final class Counters {
     /** The current value of counter {@code id}. */
     public long get(int id) {
         return (long) AA.getOpaque(values, id);
+    }
+
+    /** Adds 1 to counter {@code id} atomically (any number of writers). */
+    public void incrementAtomic(int id) {
+        AA.getAndAdd(values, id, 1L);
+    }
+
+    /** The counters as name → value, in id order (control path). */
+    public java.util.Map<String, Long> toMap() {
+        java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < COUNT; i++) {
+            m.put(NAMES[i], get(i));
+        }
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("{");
+        for (int i = 0; i < COUNT; i++) {
+            long v = get(i);
+            if (v != 0) {
+                sb.append(sb.length() > 1 ? ", " : "").append(NAMES[i]).append('=').append(v);
+            }
+        }
+        return sb.append('}').toString();
     }
 
     /** Copies all counters into {@code into[0, COUNT)}. */

@@ -1,5 +1,7 @@
 package org.jrdma.rocev2.transport;
 
+import org.jrdma.rocev2.stats.Counters;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.jrdma.rocev2.wire.Aeth;
@@ -85,13 +87,13 @@ final class Completer {
             case Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
                  Opcode.RC_RDMA_READ_RESPONSE_LAST, Opcode.RC_RDMA_READ_RESPONSE_ONLY ->
                     onReadResponse(op, psn, pkt, payloadOff, payloadLen);
-            default -> qp.counters().unexpectedResponse();
+            default -> qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
         }
     }
 
     private void onAck(int psn) {
         if (Psn.diff(psn, qp.requester.sentLimit) >= 0 || Psn.diff(psn, ackedPsn) < -1) {
-            qp.counters().unexpectedResponse(); // acknowledges something never sent, or very old
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE); // acknowledges something never sent, or very old
             return;
         }
         retireInOrder(psn, false);
@@ -151,13 +153,13 @@ final class Completer {
     private void onReadResponse(int op, int psn, MemorySegment pkt, int payloadOff, int payloadLen) {
         RxeSendWqe w = firstReadOrAtomicAfterRetiring(psn);
         if (w == null || w.opcode != WrOpcode.RDMA_READ) {
-            qp.counters().unexpectedResponse();
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
             return;
         }
         int mtu = qp.mtuBytes();
         int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
         if (psn != expected) {
-            qp.counters().outOfSequenceResponse();
+            qp.counters().increment(Counters.RCVD_DROP_OUT_OF_SEQ_RESPONSE);
             return; // a gap: the timer (or the next response) sorts it out
         }
         boolean last = op == Opcode.RC_RDMA_READ_RESPONSE_LAST || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
@@ -180,7 +182,7 @@ final class Completer {
     private void onAtomicAck(int psn, MemorySegment pkt, int op) {
         RxeSendWqe w = firstReadOrAtomicAfterRetiring(psn);
         if (w == null || !w.opcode.isAtomic() || w.firstPsn != psn) {
-            qp.counters().unexpectedResponse();
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
             return;
         }
         long orig = atomicAck.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ACK_ETH)).origRemoteData();

@@ -19,7 +19,7 @@ public final class FaultShim implements PacketPort {
     private final SplittableRandom random;
     private final PacketBuffer held = PacketBuffer.allocate(RxeQp.MAX_PACKET);
     private final SockAddr heldDst = new SockAddr();
-    private int heldLen;
+    private int heldLen, heldSrcPort, heldId;
     private long dropped, duplicated, reordered, corrupted;
 
     /** Wraps {@code inner} with the given per-packet probabilities. */
@@ -75,7 +75,7 @@ public final class FaultShim implements PacketPort {
     }
 
     @Override
-    public synchronized boolean send(PacketBuffer buf, int len, SockAddr dst) {
+    public synchronized boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
         if (random.nextDouble() < loss) {
             dropped++;
             return true; // lost on the wire: the sender does not know
@@ -84,7 +84,7 @@ public final class FaultShim implements PacketPort {
             corrupted++;
             int bit = random.nextInt(len * 8);
             flip(buf, bit);
-            boolean ok = forward(buf, len, dst);
+            boolean ok = forward(buf, len, dst, srcPort, ipv4Id);
             flip(buf, bit);
             return ok;
         }
@@ -93,22 +93,24 @@ public final class FaultShim implements PacketPort {
             java.lang.foreign.MemorySegment.copy(buf.seg, 0, held.seg, 0, len);
             heldDst.copyFrom(dst);
             heldLen = len;
+            heldSrcPort = srcPort;
+            heldId = ipv4Id;
             return true;
         }
-        boolean ok = forward(buf, len, dst);
+        boolean ok = forward(buf, len, dst, srcPort, ipv4Id);
         if (random.nextDouble() < dup) {
             duplicated++;
-            forward(buf, len, dst);
+            forward(buf, len, dst, srcPort, ipv4Id);
         }
         return ok;
     }
 
-    private boolean forward(PacketBuffer buf, int len, SockAddr dst) {
-        boolean ok = inner.send(buf, len, dst);
+    private boolean forward(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
+        boolean ok = inner.send(buf, len, dst, srcPort, ipv4Id);
         if (heldLen != 0) {
             int h = heldLen;
             heldLen = 0;
-            inner.send(held, h, heldDst);
+            inner.send(held, h, heldDst, heldSrcPort, heldId);
         }
         return ok;
     }
@@ -124,7 +126,7 @@ public final class FaultShim implements PacketPort {
         if (heldLen != 0) {
             int h = heldLen;
             heldLen = 0;
-            inner.send(held, h, heldDst);
+            inner.send(held, h, heldDst, heldSrcPort, heldId);
         }
     }
 
@@ -145,8 +147,23 @@ public final class FaultShim implements PacketPort {
     }
 
     @Override
-    public int localPort() {
-        return inner.localPort();
+    public int sourcePort(int requested) {
+        return inner.sourcePort(requested);
+    }
+
+    @Override
+    public int nextIpv4Id() {
+        return inner.nextIpv4Id();
+    }
+
+    @Override
+    public boolean writesIpHeader() {
+        return inner.writesIpHeader();
+    }
+
+    @Override
+    public long lastIpv4IdAndFlags() {
+        return inner.lastIpv4IdAndFlags();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.jrdma.rocev2.transport;
 
+import org.jrdma.rocev2.stats.Counters;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -95,7 +97,7 @@ final class Responder {
             return;
         }
         if (d > 0) {
-            qp.counters().outOfSequenceRequest();
+            qp.counters().increment(Counters.OUT_OF_SEQ_REQUEST);
             if (!seqNakSent) {
                 seqNakSent = true;
                 sendAck(epsn, 0x60 | Aeth.NAK_PSN_SEQUENCE_ERROR);
@@ -112,6 +114,9 @@ final class Responder {
         int kind = op & 0x1F;
         boolean first = Opcode.has(op, Opcode.FIRST) || Opcode.has(op, Opcode.ONLY);
         boolean last = Opcode.has(op, Opcode.LAST) || Opcode.has(op, Opcode.ONLY);
+        if (!operationEnabled(kind)) {
+            return invalidRequest(psn, reliable);
+        }
         switch (kind) {
             case 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x16, 0x17 -> { // SEND
                 if (first == inSend || inWrite) {
@@ -229,6 +234,20 @@ final class Responder {
     }
 
     /**
+     * Whether the QP's access flags enable the operation at all (IBTA Vol 1 §9.7.5.1.3, rxe
+     * {@code check_op_valid}): an RDMA WRITE, READ or atomic the QP does not enable is an invalid
+     * request, not an access error.
+     */
+    private boolean operationEnabled(int kind) {
+        return switch (kind) {
+            case 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B -> qp.qpAllows(AccessFlags.REMOTE_WRITE);
+            case 0x0C -> qp.qpAllows(AccessFlags.REMOTE_READ);
+            case 0x13, 0x14 -> qp.qpAllows(AccessFlags.REMOTE_ATOMIC);
+            default -> true;
+        };
+    }
+
+    /**
      * Copies a WRITE payload so that, on the message's last packet, its last byte becomes visible
      * last (perftest's latency tests poll the last byte of the buffer).
      */
@@ -335,7 +354,7 @@ final class Responder {
     }
 
     private void onDuplicate(int op, int psn, MemorySegment pkt) {
-        qp.counters().duplicateRequest();
+        qp.counters().increment(Counters.DUPLICATE_REQUEST);
         int kind = op & 0x1F;
         if (kind == 0x0C) {
             flushAck();
@@ -362,7 +381,7 @@ final class Responder {
         boolean first = Opcode.has(op, Opcode.FIRST) || Opcode.has(op, Opcode.ONLY);
         if (psn != epsn) {
             // a lost packet: the message in progress is dropped; resynchronize on a FIRST/ONLY
-            qp.counters().outOfSequenceRequest();
+            qp.counters().increment(Counters.OUT_OF_SEQ_REQUEST);
             inSend = false;
             inWrite = false;
             if (!first) {
@@ -386,11 +405,11 @@ final class Responder {
             return true;
         }
         if (reliable) {
-            qp.counters().sendRnrNak();
+            qp.counters().increment(Counters.SEND_RNR_ERR);
             flushAck();
             sendAck(psn, 0x20 | qp.minRnrTimer());
         } else {
-            qp.counters().receiveDropped();
+            qp.counters().increment(Counters.RCVD_DROP_NO_RECV_WQE);
         }
         return false;
     }
@@ -410,8 +429,7 @@ final class Responder {
 
     /** Class C / D errors: NAK the request and move the QP to ERR (IBTA Vol 1 §9.9.3.1.2). */
     private boolean nakAndError(int psn, int code, boolean reliable) {
-        if (Boolean.getBoolean("jrdma.debugNak")) { new Throwable("NAK " + code + " psn=" + psn + " epsn=" + epsn + " inSend=" + inSend + " inWrite=" + inWrite).printStackTrace(); }
-        qp.counters().responderError();
+        qp.counters().increment(Counters.RESP_NAK_ERR);
         if (reliable) {
             flushAck();
             sendAck(psn, 0x60 | code);

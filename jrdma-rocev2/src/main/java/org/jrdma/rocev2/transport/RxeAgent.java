@@ -5,9 +5,11 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
-import org.jrdma.rocev2.RxeCounters;
+import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.rocev2.net.SockAddr;
 import org.jrdma.rocev2.wire.Bth;
+import org.jrdma.rocev2.wire.DropReason;
+import org.jrdma.rocev2.wire.PacketValidator;
 import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
@@ -26,15 +28,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Duty cycle: while packets arrive it busy-polls the socket; after {@link #SPIN_NANOS} without a
  * packet it yields, then blocks in poll(2) for at most {@link #TIMER_TICK_NANOS} (so that timers
- * still fire). A malformed or unexpected packet is dropped and counted in {@link RxeCounters}; no
+ * still fire). A malformed or unexpected packet is dropped and counted in {@link Counters}; no
  * exception leaves the loop.
  *
- * <p>ICRC over IPv4: a UDP socket does not show the IP Identification, which the ICRC covers (IBTA
- * Annex A17.3.3). The agent therefore solves for the one 16-bit Identification that makes the ICRC
- * match (with DF set, then clear); a packet for which none does is dropped. This keeps 16 of the
- * ICRC's 32 bits of protection: a corrupted packet passes with probability about 2^-16 (the UDP
- * checksum, which Linux verifies when it is not 0, covers the rest). Over IPv6 the ICRC is checked
- * exactly.
+ * <p>What the ICRC check covers: over IPv6, and over IPv4 with the raw port (which sees the real IP
+ * header), the whole ICRC is checked exactly. Over IPv4 through an ordinary UDP socket the IP
+ * Identification, which the ICRC covers (IBTA Annex A17.3.3), is invisible; the agent solves for the
+ * one 16-bit Identification that makes the ICRC match (with DF set, then clear) and drops the
+ * packet when none does. That keeps 16 of the ICRC's 32 bits: a corrupted packet passes with
+ * probability about 2^-15 (the UDP checksum, which the kernel verifies when it is not 0, protects
+ * the payload on a real link).
  */
 public final class RxeAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RxeAgent.class);
@@ -48,12 +51,11 @@ public final class RxeAgent implements Runnable {
     private final String name;
     private final PacketPort port;
     private final SoftResources resources;
-    private final RxeCounters counters;
+    private final Counters counters;
     private final Mtu maxMtu;
     private final boolean ipv6;
     private final int ipv4;
     private final long ipv6Hi, ipv6Lo;
-    private final int localPort;
 
     private final PacketBuffer rx = PacketBuffer.allocate(RX_CAPACITY);
     private final SockAddr from = new SockAddr();
@@ -66,7 +68,7 @@ public final class RxeAgent implements Runnable {
     private volatile boolean running;
     private Thread thread;
 
-    public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, RxeCounters counters,
+    public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
                     Mtu maxMtu) {
         this.name = name;
         this.port = port;
@@ -85,7 +87,6 @@ public final class RxeAgent implements Runnable {
             this.ipv6Hi = 0;
             this.ipv6Lo = 0;
         }
-        this.localPort = port.localPort();
     }
 
     /** Starts the I/O thread. */
@@ -134,12 +135,12 @@ public final class RxeAgent implements Runnable {
         return ipv6Lo;
     }
 
-    int localPort() {
-        return localPort;
+    PacketPort port() {
+        return port;
     }
 
     /** The device's counters. */
-    public RxeCounters counters() {
+    public Counters counters() {
         return counters;
     }
 
@@ -164,11 +165,11 @@ public final class RxeAgent implements Runnable {
     }
 
     /** Sends a finished packet (ICRC included); counts it. */
-    void send(PacketBuffer buf, int len, SockAddr dst) {
-        if (port.send(buf, len, dst)) {
-            counters.inc(RxeCounters.SENT_PKTS);
+    void send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
+        if (port.send(buf, len, dst, srcPort, ipv4Id)) {
+            counters.incrementAtomic(Counters.SENT_PKTS);
         } else {
-            counters.inc(RxeCounters.SEND_ERR);
+            counters.incrementAtomic(Counters.SEND_ERR);
         }
     }
 
@@ -193,7 +194,7 @@ public final class RxeAgent implements Runnable {
                         break;
                     }
                     if (n < 0) {
-                        counters.inc(RxeCounters.DROP_MALFORMED);
+                        counters.drop(DropReason.BAD_LENGTH);
                         continue;
                     }
                     onPacket(n);
@@ -212,7 +213,7 @@ public final class RxeAgent implements Runnable {
                     port.awaitReadable(Math.max(1, nextTimerScan - now));
                 }
             } catch (Throwable t) {
-                counters.inc(RxeCounters.DROP_INTERNAL);
+                counters.increment(Counters.RCVD_DROP_INTERNAL);
                 ackCount = 0;
                 LOG.debug("{}: error in the I/O loop (packet dropped)", name, t);
                 if (t instanceof Error && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
@@ -244,50 +245,44 @@ public final class RxeAgent implements Runnable {
     /** Checks one received datagram and hands it to its QP. */
     private void onPacket(int n) {
         if (n < Bth.LENGTH + Icrc.LENGTH) {
-            counters.inc(RxeCounters.DROP_MALFORMED);
+            counters.drop(DropReason.TOO_SHORT);
             return;
         }
+        boolean icrcGood = icrcOk(n - Icrc.LENGTH, Icrc.read(rx, n - Icrc.LENGTH));
+        int reason = PacketValidator.validate(rx, 0, n, maxMtu.bytes(), icrcGood);
+        if (reason != DropReason.OK) {
+            counters.drop(reason);
+            return;
+        }
+        counters.increment(Counters.RCVD_PKTS);
         bth.wrap(rx.seg, 0);
         int op = bth.opcode();
-        if (!Opcode.isValid(op) || bth.tver() != 0) {
-            counters.inc(RxeCounters.DROP_MALFORMED);
-            return;
-        }
-        int hdr = Opcode.headerLength(op);
-        int pad = bth.padCount();
-        int payloadLen = n - hdr - pad - Icrc.LENGTH;
-        if (payloadLen < 0 || payloadLen > maxMtu.bytes() || (!Opcode.hasPayload(op) && payloadLen + pad != 0)) {
-            counters.inc(RxeCounters.DROP_MALFORMED);
-            return;
-        }
-        int received = Icrc.read(rx, n - Icrc.LENGTH);
-        if (!icrcOk(n - Icrc.LENGTH, received)) {
-            counters.inc(RxeCounters.DROP_ICRC);
-            return;
-        }
-        counters.inc(RxeCounters.RCVD_PKTS);
-        int qpn = bth.destQpn();
-        org.jrdma.soft.SoftQp q = resources.qps.get(qpn);
+        int payloadLen = PacketValidator.payloadLength(rx, 0, n);
+        org.jrdma.soft.SoftQp q = resources.qps.get(bth.destQpn());
         if (!(q instanceof RxeQp qp)) {
-            counters.inc(RxeCounters.DROP_UNKNOWN_QPN);
+            counters.increment(Counters.RCVD_DROP_UNKNOWN_QPN);
             return;
         }
-        qp.receive(op, bth.psn(), bth.se(), bth.ackReq(), rx.seg, hdr, payloadLen, from);
+        qp.receive(op, bth.psn(), bth.se(), bth.ackReq(), rx.seg, Opcode.headerLength(op), payloadLen, from);
     }
 
     private boolean icrcOk(int len, int received) {
         int srcPort = from.port();
+        int dstPort = RoceV2.UDP_PORT;
         if (ipv6) {
-            if (!from.isIpv6()) {
-                return false;
-            }
-            return icrc.ipv6(from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, srcPort, localPort, rx, 0, len) == received;
+            return from.isIpv6()
+                    && icrc.ipv6(from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, srcPort, dstPort, rx, 0, len) == received;
         }
         if (!from.isIpv4()) {
             return false;
         }
-        return icrc.solveIpv4Id(from.ipv4(), ipv4, 0x4000, srcPort, localPort, rx, 0, len, received) >= 0
-                || icrc.solveIpv4Id(from.ipv4(), ipv4, 0, srcPort, localPort, rx, 0, len, received) >= 0;
+        long idFlags = port.lastIpv4IdAndFlags();
+        if (idFlags >= 0) { // the real IP header was seen: exact
+            return icrc.ipv4(from.ipv4(), ipv4, (int) (idFlags >>> 16), (int) (idFlags & 0xFFFF), srcPort, dstPort, rx, 0, len)
+                    == received;
+        }
+        return icrc.solveIpv4Id(from.ipv4(), ipv4, 0x4000, srcPort, dstPort, rx, 0, len, received) >= 0
+                || icrc.solveIpv4Id(from.ipv4(), ipv4, 0, srcPort, dstPort, rx, 0, len, received) >= 0;
     }
 
     @Override

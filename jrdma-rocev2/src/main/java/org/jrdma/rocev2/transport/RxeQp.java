@@ -2,7 +2,7 @@ package org.jrdma.rocev2.transport;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.jrdma.rocev2.RxeCounters;
+import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.rocev2.net.SockAddr;
 import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.PacketBuffer;
@@ -48,6 +48,8 @@ public final class RxeQp extends SoftQp {
     private int peerIpv4;
     private long peerHi, peerLo;
     private boolean requesterPaused;
+    /** The UDP source port this QP's packets carry (rxe's rule, {@link SourcePort}). */
+    private int srcPort;
     /** Set while the QP is on the agent's list of QPs with an ACK to send. */
     boolean ackListed;
 
@@ -115,6 +117,7 @@ public final class RxeQp extends SoftQp {
             peerLo = java.nio.ByteBuffer.wrap(g, 8, 8).getLong();
             peer.setIpv6(peerHi, peerLo, org.jrdma.rocev2.wire.RoceV2.UDP_PORT);
         }
+        srcPort = SourcePort.connected(qpn, destQpn, av.grh().flowLabel());
     }
 
     @Override
@@ -158,17 +161,17 @@ public final class RxeQp extends SoftQp {
         synchronized (lock) {
             QpState s = state;
             if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
-                agent.counters().inc(RxeCounters.DROP_QP_STATE);
+                agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
                 return;
             }
             if (!fromPeer(from)) {
-                agent.counters().inc(RxeCounters.DROP_WRONG_PEER);
+                agent.counters().increment(Counters.RCVD_DROP_WRONG_PEER);
                 return;
             }
             boolean isResponse = org.jrdma.rocev2.wire.Opcode.isResponse(op);
             if (isResponse) {
                 if (type != QpType.RC || s == QpState.RTR) {
-                    agent.counters().inc(RxeCounters.DROP_UNEXPECTED_RESPONSE);
+                    agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
                     return;
                 }
                 completer.onResponse(op, psn, pkt, payloadOff, payloadLen);
@@ -207,21 +210,28 @@ public final class RxeQp extends SoftQp {
 
     // ------------------------------------------------------------------ services for the roles
 
-    /** Adds the ICRC and sends a packet of {@code len} bytes (BTH to pad) to the peer. */
+    /**
+     * Adds the ICRC and sends a packet of {@code len} bytes (BTH to pad) to the peer. The ICRC is
+     * computed over the IP and UDP headers the packet will carry: its source port and, over IPv4,
+     * the Identification the port will write (or a guess of 0 with DF, which a jrdma receiver
+     * recovers but Linux does not accept: IPv4 towards Linux needs the raw port).
+     */
     void transmit(PacketBuffer buf, int len) {
+        int sport = agent.port().sourcePort(srcPort);
         int ic;
+        int id = 0;
         if (peerIpv6) {
-            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), peerHi, peerLo, agent.localPort(),
+            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), peerHi, peerLo, sport,
                     org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
         } else {
-            ic = icrc.ipv4(agent.ipv4(), peerIpv4, 0, 0x4000, agent.localPort(),
-                    org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
+            id = agent.port().nextIpv4Id();
+            ic = icrc.ipv4(agent.ipv4(), peerIpv4, id, 0x4000, sport, org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
         }
         Icrc.write(buf, len, ic);
-        agent.send(buf, len + 4, peer);
+        agent.send(buf, len + 4, peer, sport, id);
     }
 
-    RxeCounters counters() {
+    Counters counters() {
         return agent.counters();
     }
 
@@ -316,11 +326,16 @@ public final class RxeQp extends SoftQp {
         mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, w.sgeAddr[0] - mr.addr(), orig);
     }
 
-    /** The region named by a remote key, if it is valid, of this QP's PD, and grants {@code access} — and the QP too. */
+    /** True when the QP's access flags enable the remote operation {@code access} (REMOTE_WRITE / READ / ATOMIC). */
+    boolean qpAllows(int access) {
+        return (qpAccessFlags & access) == access;
+    }
+
+    /**
+     * The region named by a remote key, if it is valid, belongs to this QP's PD and grants
+     * {@code access}; null otherwise (the responder then NAKs with remote access error).
+     */
     SoftMr remoteMr(int rkey, int access) {
-        if ((qpAccessFlags & access) != access) {
-            return null;
-        }
         SoftMr mr = pd.softContext().resources().mrs.get(rkey);
         if (mr == null || mr.softPd() != pd || !mr.isValid() || !mr.allows(access)) {
             return null;

@@ -30,7 +30,27 @@ public final class UdpPacketPort implements PacketPort {
     }
 
     @Override
-    public boolean send(PacketBuffer buf, int len, SockAddr dst) {
+    public int sourcePort(int requested) {
+        return socket.localPort();
+    }
+
+    @Override
+    public int nextIpv4Id() {
+        return 0;
+    }
+
+    @Override
+    public boolean writesIpHeader() {
+        return false;
+    }
+
+    @Override
+    public long lastIpv4IdAndFlags() {
+        return -1;
+    }
+
+    @Override
+    public boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
         int r = socket.sendTo(buf.seg, 0, len, dst);
         if (r > 0) {
             return true;
@@ -59,11 +79,6 @@ public final class UdpPacketPort implements PacketPort {
     @Override
     public void wakeup() {
         socket.wakeup();
-    }
-
-    @Override
-    public int localPort() {
-        return socket.localPort();
     }
 
     @Override
