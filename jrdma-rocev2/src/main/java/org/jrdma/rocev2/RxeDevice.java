@@ -107,7 +107,7 @@ public final class RxeDevice implements Device {
             resources = new SoftResources();
             counters = new Counters();
             activeMtu = Mtu.largestNotAbove(interfaceMtu(address) - HEADER_OVERHEAD);
-            agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096);
+            agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096, activeMtu);
             agent.start();
         }
         opens++;

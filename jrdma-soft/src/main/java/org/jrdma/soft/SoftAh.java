@@ -19,6 +19,11 @@ public final class SoftAh implements AddressHandle {
         return new AhAttr().copyFrom(attr);
     }
 
+    /** The protection domain. */
+    public SoftPd pd() {
+        return pd;
+    }
+
     /** The address vector itself (not a copy; do not modify). */
     public AhAttr av() {
         return attr;

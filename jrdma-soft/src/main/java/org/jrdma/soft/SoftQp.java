@@ -320,6 +320,9 @@ public abstract class SoftQp implements QueuePair {
             throw new VerbsException(Errno.EINVAL, "num_sge " + w.numSge() + " above max_send_sge " + maxSendSge);
         }
         checkOpcode(w.opcode());
+        if (type == QpType.UD && !(w.ah() instanceof SoftAh ah && ah.pd() == pd)) {
+            throw new VerbsException(Errno.EINVAL, "a UD send needs an address handle of the QP's protection domain");
+        }
         boolean inline = (w.sendFlags() & SendFlags.INLINE) != 0;
         if (inline && w.totalLength() > maxInline) {
             throw new VerbsException(Errno.EINVAL, "inline data of " + w.totalLength() + " bytes above max_inline_data " + maxInline);

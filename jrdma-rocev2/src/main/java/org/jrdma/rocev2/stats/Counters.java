@@ -70,8 +70,10 @@ public final class Counters {
     public static final int RCVD_DROP_NO_RECV_WQE = RCVD_DROP_UNKNOWN_QPN + 7;
     /** Go-back-N retransmissions started by the requester (timeouts and PSN sequence NAKs). */
     public static final int RETRANSMITS = RCVD_DROP_UNKNOWN_QPN + 8;
+    /** Transport drop: a UD packet whose Q_Key is not the QP's. */
+    public static final int RCVD_DROP_BAD_QKEY = RETRANSMITS + 1;
     /** Number of counters. */
-    public static final int COUNT = RETRANSMITS + 1;
+    public static final int COUNT = RCVD_DROP_BAD_QKEY + 1;
 
     private static final String[] NAMES = new String[COUNT];
     private static final VarHandle AA = MethodHandles.arrayElementVarHandle(long[].class);
@@ -86,7 +88,7 @@ public final class Counters {
         }
         String[] transport = {"rcvd_drop_unknown_qpn", "rcvd_drop_qp_state", "rcvd_drop_wrong_peer",
             "rcvd_drop_unexpected_response", "rcvd_drop_out_of_seq_response", "rcvd_drop_internal", "resp_nak_err",
-            "rcvd_drop_no_recv_wqe", "retransmits"};
+            "rcvd_drop_no_recv_wqe", "retransmits", "rcvd_drop_bad_qkey"};
         System.arraycopy(transport, 0, NAMES, RCVD_DROP_UNKNOWN_QPN, transport.length);
     }
 

@@ -2,6 +2,7 @@ package org.jrdma.rocev2.transport;
 
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
+import org.jrdma.rocev2.wire.Deth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
@@ -31,6 +32,7 @@ final class Requester {
     private final Reth reth = new Reth();
     private final ImmDt immDt = new ImmDt();
     private final AtomicEth atomicEth = new AtomicEth();
+    private final Deth deth = new Deth();
 
     /** The next PSN to send. */
     int psn;
@@ -71,6 +73,13 @@ final class Requester {
             if (qp.type() == QpType.RC && Psn.diff(psn, qp.completer.oldestUnackedPsn()) >= MAX_UNACKED_PSNS) {
                 return; // window full; an ACK reopens it
             }
+            if (qp.type() == QpType.UD) {
+                sendDatagram(w);
+                w.wqeState = RxeSendWqe.SENT;
+                next++;
+                qp.completer.completeUnreliable();
+                continue;
+            }
             if (w.opcode.isReadOrAtomic()) {
                 sendReadOrAtomic(w);
                 w.wqeState = RxeSendWqe.SENT;
@@ -100,6 +109,10 @@ final class Requester {
         WcStatus st = qp.resolveWqe(w, readOrAtomic);
         if (st == WcStatus.SUCCESS && w.length > RxeQp.MAX_MSG_SIZE) {
             st = WcStatus.LOC_LEN_ERR;
+        }
+        if (st == WcStatus.SUCCESS && qp.type() == QpType.UD
+                && (w.length > qp.udMtuBytes() || !qp.sameFamily(w.udAv.grh().dgid()))) {
+            st = w.length > qp.udMtuBytes() ? WcStatus.LOC_LEN_ERR : WcStatus.LOC_QP_OP_ERR;
         }
         if (st != WcStatus.SUCCESS) {
             w.wqeState = RxeSendWqe.LOCAL_ERROR;
@@ -181,6 +194,30 @@ final class Requester {
         if (Psn.diff(psn, sentLimit) > 0) {
             sentLimit = psn;
         }
+    }
+
+    /** A UD SEND Only (with immediate): BTH, DETH (Q_Key, source QPN), ImmDt, payload (IBTA Vol 1 §9.8.3). */
+    private void sendDatagram(RxeSendWqe w) {
+        boolean imm = w.opcode == WrOpcode.SEND_WITH_IMM;
+        int op = imm ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE : Opcode.UD_SEND_ONLY;
+        int payload = (int) w.length;
+        int hdr = Opcode.headerLength(op);
+        int pad = (-payload) & 3;
+        bth.wrap(tx.seg, 0).opcode(op).se((w.sendFlags & SendFlags.SOLICITED) != 0).migReq(false).padCount(pad).tver(0)
+                .pkey(RxeQp.DEFAULT_PKEY).fecn(false).becn(false).destQpn(w.remoteQpn).ackReq(false).psn(psn);
+        // a Q_Key with the high bit set means "use the QP's own Q_Key" (IBTA Vol 1 §10.2.5)
+        int qkey = w.remoteQkey < 0 ? qp.qkey() : w.remoteQkey;
+        deth.wrap(tx.seg, Opcode.offset(op, Opcode.DETH)).qkey(qkey).srcQpn(qp.qpn());
+        if (imm) {
+            immDt.wrap(tx.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
+        }
+        qp.gatherPayload(w, 0, tx.seg, hdr, payload);
+        for (int i = 0; i < pad; i++) {
+            tx.seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
+        }
+        qp.transmitDatagram(tx, hdr + payload + pad, w);
+        w.sentBytes = w.length;
+        advance(1);
     }
 
     private void sendReadOrAtomic(RxeSendWqe w) {

@@ -9,6 +9,8 @@ import org.jrdma.rocev2.wire.Aeth;
 import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
+import org.jrdma.rocev2.wire.Deth;
+import org.jrdma.rocev2.net.SockAddr;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
@@ -45,6 +47,10 @@ final class Responder {
     private final AtomicEth atomicEth = new AtomicEth();
     private final AtomicAckEth atomicAck = new AtomicAckEth();
     private final ImmDt immDt = new ImmDt();
+    private final Deth deth = new Deth();
+    /** Bytes of the GRH area at the start of a UD receive buffer. */
+    static final int GRH_LENGTH = 40;
+    private final MemorySegment grh = java.lang.foreign.Arena.ofAuto().allocate(GRH_LENGTH, 8);
 
     /** The expected PSN (ePSN). */
     int epsn;
@@ -438,6 +444,43 @@ final class Responder {
         inSend = false;
         inWrite = false;
         return false;
+    }
+
+    /**
+     * A UD packet arrived (IBTA Vol 1 §9.8.3, §11.4.1.1): a SEND Only with a matching Q_Key consumes
+     * a receive WQE; the first 40 bytes of its buffer get the GRH (the packet's network header), the
+     * payload follows. Without a receive WQE, or with another Q_Key, the packet is dropped and
+     * counted.
+     */
+    void onDatagram(int op, boolean se, MemorySegment pkt, int payloadOff, int payloadLen, SockAddr from, int udpPayload) {
+        if (op != Opcode.UD_SEND_ONLY && op != Opcode.UD_SEND_ONLY_WITH_IMMEDIATE) {
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
+            return;
+        }
+        deth.wrap(pkt, Opcode.offset(op, Opcode.DETH));
+        if (deth.qkey() != qp.qkey()) {
+            qp.counters().increment(Counters.RCVD_DROP_BAD_QKEY);
+            return;
+        }
+        if (qp.rqHead() == qp.rqTail()) {
+            qp.counters().increment(Counters.RCVD_DROP_NO_RECV_WQE);
+            return;
+        }
+        RecvWqe r = qp.rqEntry(qp.rqHead());
+        if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
+            qp.completeRecvHeadError(WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        if (GRH_LENGTH + payloadLen > r.length) {
+            qp.completeRecvHeadError(WcStatus.LOC_LEN_ERR);
+            return;
+        }
+        qp.writeGrh(grh, from, udpPayload);
+        qp.scatterToRecv(r, 0, grh, 0, GRH_LENGTH);
+        qp.scatterToRecv(r, GRH_LENGTH, pkt, payloadOff, payloadLen);
+        boolean imm = op == Opcode.UD_SEND_ONLY_WITH_IMMEDIATE;
+        int immValue = imm ? immDt.wrap(pkt, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
+        qp.completeDatagram(GRH_LENGTH + payloadLen, imm, immValue, deth.srcQpn(), se);
     }
 
     /** Sends the coalesced ACK, if one is due. */

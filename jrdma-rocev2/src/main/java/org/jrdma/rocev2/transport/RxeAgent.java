@@ -53,6 +53,7 @@ public final class RxeAgent implements Runnable {
     private final SoftResources resources;
     private final Counters counters;
     private final Mtu maxMtu;
+    private final Mtu activeMtu;
     private final boolean ipv6;
     private final int ipv4;
     private final long ipv6Hi, ipv6Lo;
@@ -69,7 +70,8 @@ public final class RxeAgent implements Runnable {
     private Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
-                    Mtu maxMtu) {
+                    Mtu maxMtu, Mtu activeMtu) {
+        this.activeMtu = activeMtu;
         this.name = name;
         this.port = port;
         this.resources = resources;
@@ -119,6 +121,11 @@ public final class RxeAgent implements Runnable {
         return maxMtu;
     }
 
+    /** The port's active MTU: the payload of a UD message at most. */
+    Mtu activeMtu() {
+        return activeMtu;
+    }
+
     boolean isIpv6() {
         return ipv6;
     }
@@ -137,6 +144,35 @@ public final class RxeAgent implements Runnable {
 
     PacketPort port() {
         return port;
+    }
+
+    /**
+     * Writes the 40-byte GRH area of a UD receive (IBTA Vol 1 §11.4.1.1; on RoCE v2 the network
+     * header, as rxe writes it: IPv6, the 40-byte IPv6 header; IPv4, 20 zero bytes and then the
+     * 20-byte IPv4 header) for a packet of {@code udpPayload} bytes from {@code from}.
+     */
+    void writeGrh(java.lang.foreign.MemorySegment dst, long off, SockAddr from, int udpPayload) {
+        java.nio.ByteOrder be = java.nio.ByteOrder.BIG_ENDIAN;
+        var i16 = java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(be);
+        var i32 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(be);
+        var i64 = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(be);
+        if (ipv6) {
+            dst.set(i32, off, 0x60000000);
+            dst.set(i16, off + 4, (short) (udpPayload + 8));
+            dst.set(java.lang.foreign.ValueLayout.JAVA_BYTE, off + 6, (byte) 17);
+            dst.set(java.lang.foreign.ValueLayout.JAVA_BYTE, off + 7, (byte) 64);
+            dst.set(i64, off + 8, from.ipv6Hi());
+            dst.set(i64, off + 16, from.ipv6Lo());
+            dst.set(i64, off + 24, ipv6Hi);
+            dst.set(i64, off + 32, ipv6Lo);
+            return;
+        }
+        for (int k = 0; k < 20; k += 4) {
+            dst.set(i32, off + k, 0);
+        }
+        long idFlags = port.lastIpv4IdAndFlags();
+        org.jrdma.rocev2.net.Ipv4Header.write(dst, off + 20, 0, 20 + 8 + udpPayload,
+                idFlags >= 0 ? (int) (idFlags >>> 16) : 0, true, 64, 17, from.ipv4(), ipv4);
     }
 
     /** The device's counters. */
@@ -263,7 +299,7 @@ public final class RxeAgent implements Runnable {
             counters.increment(Counters.RCVD_DROP_UNKNOWN_QPN);
             return;
         }
-        qp.receive(op, bth.psn(), bth.se(), bth.ackReq(), rx.seg, Opcode.headerLength(op), payloadLen, from);
+        qp.receive(op, bth.psn(), bth.se(), bth.ackReq(), rx.seg, Opcode.headerLength(op), payloadLen, from, n);
     }
 
     private boolean icrcOk(int len, int received) {

@@ -44,6 +44,7 @@ public final class RxeQp extends SoftQp {
     final Completer completer;
     private final Icrc icrc = new Icrc();
     private final SockAddr peer = new SockAddr();
+    private final SockAddr udPeer = new SockAddr();
     private boolean peerIpv6;
     private int peerIpv4;
     private long peerHi, peerLo;
@@ -55,9 +56,6 @@ public final class RxeQp extends SoftQp {
 
     public RxeQp(SoftPd pd, QpInitAttr attr, int qpn, RxeAgent agent) {
         super(pd, attr, qpn, agent.maxMtu());
-        if (attr.qpType() == QpType.UD) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "UD QPs are not supported yet by the software RoCE provider");
-        }
         this.agent = agent;
         this.requester = new Requester(this);
         this.responder = new Responder(this);
@@ -76,6 +74,9 @@ public final class RxeQp extends SoftQp {
 
     @Override
     protected void validateAv(AhAttr ah) {
+        if (type == QpType.UD) {
+            return;
+        }
         if (ah.grh().sgidIndex() != 0) {
             throw new VerbsException(Errno.EINVAL, "sgid_index " + ah.grh().sgidIndex() + " outside the GID table (1 entry)");
         }
@@ -91,8 +92,13 @@ public final class RxeQp extends SoftQp {
     @Override
     protected void onModify(QpState from, QpState to, int mask) {
         if (to == QpState.RTR && from == QpState.INIT) {
-            setPeer();
+            if (type != QpType.UD) {
+                setPeer();
+            }
             responder.reset(rqPsn);
+        }
+        if (type == QpType.UD && to == QpState.RTR && from == QpState.INIT) {
+            responder.reset(0);
         }
         if (to == QpState.RTS && from == QpState.RTR) {
             requester.reset(sqPsn, sqHead);
@@ -157,11 +163,15 @@ public final class RxeQp extends SoftQp {
      * accept: a wrong state, or a source other than the connected peer.
      */
     void receive(int op, int psn, boolean se, boolean ackReq, MemorySegment pkt, int payloadOff, int payloadLen,
-                 SockAddr from) {
+                 SockAddr from, int udpPayload) {
         synchronized (lock) {
             QpState s = state;
             if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
                 agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
+                return;
+            }
+            if (type == QpType.UD) {
+                responder.onDatagram(op, se, pkt, payloadOff, payloadLen, from, udpPayload);
                 return;
             }
             if (!fromPeer(from)) {
@@ -229,6 +239,61 @@ public final class RxeQp extends SoftQp {
         }
         Icrc.write(buf, len, ic);
         agent.send(buf, len + 4, peer, sport, id);
+    }
+
+    /** Sends a UD packet (ICRC added) to the address of a WQE's address handle. */
+    void transmitDatagram(PacketBuffer buf, int len, RxeSendWqe w) {
+        org.jrdma.verbs.Gid g = w.udAv.grh().dgid();
+        int sport = agent.port().sourcePort(SourcePort.datagram(qpn));
+        int dport = org.jrdma.rocev2.wire.RoceV2.UDP_PORT;
+        int ic;
+        int id = 0;
+        if (g.isIpv4Mapped()) {
+            int a = (g.byteAt(12) << 24) | (g.byteAt(13) << 16) | (g.byteAt(14) << 8) | g.byteAt(15);
+            udPeer.setIpv4(a, dport);
+            id = agent.port().nextIpv4Id();
+            ic = icrc.ipv4(agent.ipv4(), a, id, 0x4000, sport, dport, buf, 0, len);
+        } else {
+            long hi = 0, lo = 0;
+            for (int i = 0; i < 8; i++) {
+                hi = (hi << 8) | g.byteAt(i);
+                lo = (lo << 8) | g.byteAt(8 + i);
+            }
+            udPeer.setIpv6(hi, lo, dport);
+            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), hi, lo, sport, dport, buf, 0, len);
+        }
+        Icrc.write(buf, len, ic);
+        agent.send(buf, len + 4, udPeer, sport, id);
+    }
+
+    /** True when a UD destination GID is of the device's IP version. */
+    boolean sameFamily(org.jrdma.verbs.Gid g) {
+        return g.isIpv4Mapped() != agent.isIpv6();
+    }
+
+    /** The largest UD message, bytes: the port's active MTU. */
+    int udMtuBytes() {
+        return agent.activeMtu().bytes();
+    }
+
+    int qkey() {
+        return qkey;
+    }
+
+    int qpn() {
+        return qpn;
+    }
+
+    /** Writes the 40-byte GRH area into {@code grh} (then scattered to the receive buffer). */
+    void writeGrh(MemorySegment grh, SockAddr from, int udpPayload) {
+        agent.writeGrh(grh, 0, from, udpPayload);
+    }
+
+    void completeDatagram(int byteLen, boolean imm, int immValue, int srcQp, boolean solicited) {
+        RecvWqe r = rq[(int) (rqHead & rqMask)];
+        recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, byteLen, immValue, qpn, srcQp,
+                WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), 0, solicited);
+        rqHead++;
     }
 
     Counters counters() {
