@@ -1,0 +1,126 @@
+package org.jrdma.interop;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * One perftest run between two processes: the server is started, the client only once the
+ * server's TCP exchange port listens, both are bounded in time, and both outputs are kept in
+ * {@code target/interop/NAME.SIDE.txt}.
+ */
+final class PerftestPair {
+    /** Where a side runs and how to tell that its TCP port listens. */
+    interface Where {
+        /** A short name for file names and messages: g1, g2, host. */
+        String name();
+
+        boolean listening(int port) throws IOException, InterruptedException;
+    }
+
+    /** One side: where it runs, its command line and extra environment, and its time limit. */
+    record Side(Where where, List<String> command, Map<String, String> env, Duration limit) {
+    }
+
+    /** Both sides' exit codes and output; {@code serverReady} = the client was started. */
+    record Result(String name, boolean serverReady, int serverRc, int clientRc, List<String> serverOut,
+            List<String> clientOut, Path serverFile, Path clientFile) {
+    }
+
+    /** How long a server may take to listen (a JVM starting, or a guest under TCG). */
+    static final Duration SERVER_START = Duration.ofSeconds(60);
+    /** How long a server may run on once its client has completed. */
+    static final Duration SERVER_AFTER_CLIENT = Duration.ofSeconds(30);
+
+    private PerftestPair() {
+    }
+
+    /** The directory holding the outputs: {@code <module>/target/interop}. */
+    static Path outputDir() throws IOException {
+        Path dir = Path.of(System.getProperty("basedir", ".")).resolve("target").resolve("interop");
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    static Result run(String name, int port, Side server, Side client) throws IOException, InterruptedException {
+        Path dir = outputDir();
+        Path sf = dir.resolve(name + ".server-" + server.where().name() + ".txt");
+        Path cf = dir.resolve(name + ".client-" + client.where().name() + ".txt");
+        Files.deleteIfExists(cf);
+        boolean ready = false;
+        int serverRc;
+        int clientRc = -1;
+        try (Bounded s = Bounded.start(server.command(), server.env(), sf)) {
+            long deadline = System.nanoTime() + SERVER_START.toNanos();
+            while (s.alive() && System.nanoTime() < deadline) {
+                if (server.where().listening(port)) {
+                    ready = true;
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            if (ready) {
+                clientRc = Bounded.run(client.command(), client.env(), cf, client.limit());
+                // a server whose client failed may wait for ever: give it a moment to report, no more
+                serverRc = s.await(clientRc == 0 ? SERVER_AFTER_CLIENT : Duration.ofSeconds(5));
+            } else {
+                serverRc = s.await(Duration.ofSeconds(s.alive() ? 1 : 10));
+            }
+        }
+        List<String> so = Files.readAllLines(sf);
+        List<String> co = Files.exists(cf) ? Files.readAllLines(cf) : List.of();
+        Result r = new Result(name, ready, serverRc, clientRc, so, co, sf, cf);
+        System.out.println("interop: " + name + ": server " + server.where().name() + " rc " + serverRc
+                + ", client " + client.where().name() + " rc " + clientRc + (ready ? "" : " (server never listened)")
+                + "; outputs " + sf.getFileName() + ", " + cf.getFileName());
+        return r;
+    }
+
+    /**
+     * Both sides exited 0, printed a result row for {@code bytes} x {@code iterations}, and no
+     * line that reports an error. Failure messages carry the command lines and outputs.
+     */
+    static void assertBothCompleted(Result r, Side server, Side client, long bytes, long iterations) {
+        assertTrue(r.serverReady(), () -> r.name() + ": server never listened on its port within "
+                + SERVER_START.toSeconds() + " s (exit code " + r.serverRc() + "); client not started\n"
+                + show("server", server, r.serverOut()));
+        List<Executable> checks = new ArrayList<>();
+        side(checks, "server", server, r.serverRc(), r.serverOut(), bytes, iterations);
+        side(checks, "client", client, r.clientRc(), r.clientOut(), bytes, iterations);
+        assertAll(r.name(), checks);
+    }
+
+    private static void side(List<Executable> checks, String role, Side side, int rc, List<String> out, long bytes,
+            long iterations) {
+        Supplier<String> text = () -> show(role, side, out);
+        checks.add(() -> assertEquals(0, rc, () -> role + " exit code" + (rc == Bounded.TIMED_OUT
+                ? " (124: killed at its time limit, " + side.limit().toSeconds() + " s"
+                        + (role.equals("server") ? ", or still running after its client ended" : "") + ")"
+                : "") + "\n" + text.get()));
+        checks.add(() -> {
+            PerftestOutput.Row row = PerftestOutput.resultRow(out);
+            assertNotNull(row, () -> role + " printed no result row\n" + text.get());
+            assertEquals(bytes, row.bytes(), () -> role + " result row #bytes\n" + text.get());
+            assertEquals(iterations, row.iterations(), () -> role + " result row #iterations\n" + text.get());
+        });
+        checks.add(() -> assertEquals(List.of(), PerftestOutput.errorLines(out),
+                () -> role + " reported errors\n" + text.get()));
+    }
+
+    private static String show(String role, Side side, List<String> out) {
+        return "---- " + role + " on " + side.where().name() + ": " + String.join(" ", side.command())
+                + (side.env().isEmpty() ? "" : " (env " + side.env() + ")") + "\n"
+                + String.join("\n", out.size() > 80 ? out.subList(out.size() - 80, out.size()) : out) + "\n----";
+    }
+}
