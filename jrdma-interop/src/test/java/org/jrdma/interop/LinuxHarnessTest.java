@@ -25,7 +25,7 @@ class LinuxHarnessTest {
 
     @ParameterizedTest(name = "{0} -s {1} -n {2}: rxe g2 -> rxe g1")
     @CsvSource({"ib_write_bw, 65536, 20", "ib_write_lat, 2, 100"})
-    @Timeout(value = 300)
+    @Timeout(value = 150)
     void linuxClientCompletesAgainstLinuxServer(String tool, int size, int iterations) throws Exception {
         int port = Ports.next();
         PerftestPair.Side server = Tools.linux(lab, "g1", tool, Tools.args(size, iterations, port), null);

@@ -1,9 +1,6 @@
 package org.jrdma.interop;
 
-import static org.junit.jupiter.api.Assertions.assertAll;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,8 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
-import org.junit.jupiter.api.function.Executable;
 
 /**
  * One perftest run between two processes: the server is started, the client only once the
@@ -89,38 +84,63 @@ final class PerftestPair {
 
     /**
      * Both sides exited 0, printed a result row for {@code bytes} x {@code iterations}, and no
-     * line that reports an error. Failure messages carry the command lines and outputs.
+     * line that reports an error. One failure per run, listing every problem found and then both
+     * sides' command lines and outputs.
      */
     static void assertBothCompleted(Result r, Side server, Side client, long bytes, long iterations) {
-        assertTrue(r.serverReady(), () -> r.name() + ": server never listened on its port within "
-                + SERVER_START.toSeconds() + " s (exit code " + r.serverRc() + "); client not started\n"
-                + show("server", server, r.serverOut()));
-        List<Executable> checks = new ArrayList<>();
-        side(checks, "server", server, r.serverRc(), r.serverOut(), bytes, iterations);
-        side(checks, "client", client, r.clientRc(), r.clientOut(), bytes, iterations);
-        assertAll(r.name(), checks);
+        List<String> problems = new ArrayList<>();
+        if (!r.serverReady()) {
+            problems.add("server (" + server.where().name() + "): "
+                    + (r.serverRc() == Bounded.TIMED_OUT
+                            ? "not listening on its TCP port after " + SERVER_START.toSeconds() + " s; killed"
+                            : "exited with code " + r.serverRc() + " before listening on its TCP port")
+                    + "; client not started");
+        } else {
+            check(problems, "server", server, r.serverRc(), r.serverOut(), bytes, iterations,
+                    "killed: still running after its client ended");
+            check(problems, "client", client, r.clientRc(), r.clientOut(), bytes, iterations,
+                    "killed at its time limit of " + client.limit().toSeconds() + " s");
+        }
+        if (!problems.isEmpty()) {
+            StringBuilder m = new StringBuilder(r.name()).append(":\n");
+            for (String p : problems) {
+                m.append("  ").append(p).append('\n');
+            }
+            m.append(show("server", server, r.serverOut()));
+            if (r.serverReady()) {
+                m.append(show("client", client, r.clientOut()));
+            }
+            fail(m.append("----").toString());
+        }
     }
 
-    private static void side(List<Executable> checks, String role, Side side, int rc, List<String> out, long bytes,
-            long iterations) {
-        Supplier<String> text = () -> show(role, side, out);
-        checks.add(() -> assertEquals(0, rc, () -> role + " exit code" + (rc == Bounded.TIMED_OUT
-                ? " (124: killed at its time limit, " + side.limit().toSeconds() + " s"
-                        + (role.equals("server") ? ", or still running after its client ended" : "") + ")"
-                : "") + "\n" + text.get()));
-        checks.add(() -> {
-            PerftestOutput.Row row = PerftestOutput.resultRow(out);
-            assertNotNull(row, () -> role + " printed no result row\n" + text.get());
-            assertEquals(bytes, row.bytes(), () -> role + " result row #bytes\n" + text.get());
-            assertEquals(iterations, row.iterations(), () -> role + " result row #iterations\n" + text.get());
-        });
-        checks.add(() -> assertEquals(List.of(), PerftestOutput.errorLines(out),
-                () -> role + " reported errors\n" + text.get()));
+    private static void check(List<String> problems, String role, Side side, int rc, List<String> out, long bytes,
+            long iterations, String killed) {
+        List<String> p = new ArrayList<>();
+        if (rc != 0) {
+            p.add("exit code " + rc + (rc == Bounded.TIMED_OUT ? " (" + killed + ")" : ""));
+        }
+        PerftestOutput.Row row = PerftestOutput.resultRow(out);
+        if (row == null) {
+            p.add("no result row");
+        } else if (row.bytes() != bytes || row.iterations() != iterations) {
+            p.add("result row is for " + row.bytes() + " bytes x " + row.iterations() + " iterations, expected "
+                    + bytes + " x " + iterations + ": " + row.line().strip());
+        }
+        List<String> errors = PerftestOutput.errorLines(out);
+        if (!errors.isEmpty()) {
+            p.add("reported errors: " + String.join(" | ", errors.size() > 5 ? errors.subList(0, 5) : errors));
+        }
+        if (!p.isEmpty()) {
+            problems.add(role + " (" + side.where().name() + "): " + String.join("; ", p));
+        }
     }
 
     private static String show(String role, Side side, List<String> out) {
         return "---- " + role + " on " + side.where().name() + ": " + String.join(" ", side.command())
-                + (side.env().isEmpty() ? "" : " (env " + side.env() + ")") + "\n"
-                + String.join("\n", out.size() > 80 ? out.subList(out.size() - 80, out.size()) : out) + "\n----";
+                + (side.env().isEmpty() ? "" : "   (env " + side.env() + ")") + "\n"
+                + (out.isEmpty() ? "(no output)\n" : "")
+                + String.join("\n", out.size() > 80 ? out.subList(out.size() - 80, out.size()) : out)
+                + (out.isEmpty() ? "" : "\n");
     }
 }

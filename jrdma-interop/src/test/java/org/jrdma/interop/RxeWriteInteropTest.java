@@ -27,7 +27,7 @@ class RxeWriteInteropTest {
 
     @ParameterizedTest(name = "{0} -s {1} -n {2}: jrdma client -> rxe server")
     @CsvSource({"ib_write_bw, 2, 100", "ib_write_bw, 65536, 20", "ib_write_lat, 2, 100", "ib_write_lat, 65536, 20"})
-    @Timeout(value = 300)
+    @Timeout(value = 150)
     void jrdmaClientCompletesAgainstRxeServer(String tool, int size, int iterations) throws Exception {
         int port = Ports.next();
         PerftestPair.Side server = Tools.linux(lab, "g1", tool, Tools.args(size, iterations, port), null);
@@ -39,7 +39,7 @@ class RxeWriteInteropTest {
 
     @ParameterizedTest(name = "{0} -s {1} -n {2}: rxe client -> jrdma server")
     @CsvSource({"ib_write_bw, 2, 100", "ib_write_bw, 65536, 20", "ib_write_lat, 2, 100", "ib_write_lat, 65536, 20"})
-    @Timeout(value = 300)
+    @Timeout(value = 150)
     void rxeClientCompletesAgainstJrdmaServer(String tool, int size, int iterations) throws Exception {
         int port = Ports.next();
         PerftestPair.Side server = Tools.jrdma(lab, tool, Tools.args(size, iterations, port), null);

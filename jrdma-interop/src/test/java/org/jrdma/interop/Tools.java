@@ -20,8 +20,8 @@ final class Tools {
     /** jrdma's GID index of that address (override: JRDMA_INTEROP_GID_INDEX). */
     static final String JRDMA_GID_INDEX = env("JRDMA_INTEROP_GID_INDEX", "0");
     /** Time limits: a guest process, a host process. */
-    static final Duration GUEST_LIMIT = Duration.ofSeconds(120);
-    static final Duration HOST_LIMIT = Duration.ofSeconds(120);
+    static final Duration GUEST_LIMIT = Duration.ofSeconds(60);
+    static final Duration HOST_LIMIT = Duration.ofSeconds(60);
 
     private Tools() {
     }
@@ -86,7 +86,9 @@ final class Tools {
      * the launchers; no build: bin/test built it): {@code TOOL -d jrxe0 -x IDX ARGS [SERVER]}.
      */
     static PerftestPair.Side jrdma(Lab lab, String tool, List<String> args, String serverAddress) {
-        List<String> cmd = new ArrayList<>(Arrays.asList(root().resolve("bin/jrdma").toString(), tool,
+        // timeout(1) bounds the JVM even if this test JVM is killed before it can stop it
+        List<String> cmd = new ArrayList<>(Arrays.asList("timeout", "-k", "5",
+                Long.toString(HOST_LIMIT.toSeconds() + 5), root().resolve("bin/jrdma").toString(), tool,
                 "-d", JRDMA_DEVICE, "-x", JRDMA_GID_INDEX));
         cmd.addAll(args);
         if (serverAddress != null) {
