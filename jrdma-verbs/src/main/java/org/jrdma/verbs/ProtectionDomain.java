@@ -14,9 +14,11 @@ public interface ProtectionDomain extends AutoCloseable {
      * {@code ibv_reg_mr(3)}: registers native memory. The region's address ({@link MemoryRegion#addr()})
      * is {@code segment.address()}; SGEs and remote addresses refer to it by that virtual address.
      *
-     * @param segment native memory (a heap segment is rejected); it must stay alive until deregistered
+     * @param segment native memory accessible from every thread (from {@code Arena.ofShared()},
+     *                {@code Arena.ofAuto()} or {@code Arena.global()}: a software device's I/O thread
+     *                reads and writes it); it must stay alive until deregistered
      * @param access {@link AccessFlags} bits
-     * @throws VerbsException EINVAL for a heap segment, an empty segment, unknown access bits, or
+     * @throws VerbsException EINVAL for a heap segment, a thread-confined segment, an empty segment, unknown access bits, or
      *                        REMOTE_WRITE / REMOTE_ATOMIC without LOCAL_WRITE
      */
     MemoryRegion regMr(MemorySegment segment, int access);

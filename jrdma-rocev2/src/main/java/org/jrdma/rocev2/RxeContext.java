@@ -1,0 +1,87 @@
+package org.jrdma.rocev2;
+
+import org.jrdma.rocev2.transport.RxeAgent;
+import org.jrdma.rocev2.transport.RxeQp;
+import org.jrdma.soft.SoftContext;
+import org.jrdma.soft.SoftLimits;
+import org.jrdma.soft.SoftPd;
+import org.jrdma.soft.SoftQp;
+import org.jrdma.soft.SoftResources;
+import org.jrdma.verbs.DeviceAttr;
+import org.jrdma.verbs.Device;
+import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.LinkLayer;
+import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.PortAttr;
+import org.jrdma.verbs.PortState;
+import org.jrdma.verbs.QpInitAttr;
+import org.jrdma.verbs.VerbsException;
+
+/** An open software RoCE v2 device. */
+public final class RxeContext extends SoftContext {
+    private final RxeDevice device;
+    private final RxeAgent agent;
+    private final RxeCounters counters;
+    private final Mtu activeMtu;
+
+    RxeContext(RxeDevice device, SoftResources resources, RxeAgent agent, RxeCounters counters, Mtu activeMtu) {
+        super(resources);
+        this.device = device;
+        this.agent = agent;
+        this.counters = counters;
+        this.activeMtu = activeMtu;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    /** The device's counters (rxe hw_counters names). */
+    public RxeCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public DeviceAttr queryDevice() {
+        return new DeviceAttr("0.1.0", device.guid(), SoftLimits.VENDOR_ID, 0, SoftLimits.MAX_MR_SIZE,
+                SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE,
+                SoftLimits.MAX_MR, SoftLimits.MAX_PD, SoftLimits.MAX_QP_RD_ATOM, SoftLimits.MAX_QP_RD_ATOM,
+                SoftLimits.MAX_INLINE_DATA);
+    }
+
+    @Override
+    public PortAttr queryPort(int portNum) {
+        checkPort(portNum);
+        return new PortAttr(PortState.ACTIVE, Mtu.MTU_4096, activeMtu, 1, 0, LinkLayer.ETHERNET, 10);
+    }
+
+    @Override
+    public Gid queryGid(int portNum, int index) {
+        checkPort(portNum);
+        if (index != 0) {
+            throw new VerbsException(Errno.EINVAL, "GID index " + index + " outside the GID table of " + device.name()
+                    + " (1 entry: index 0 = " + device.gid() + ")");
+        }
+        return device.gid();
+    }
+
+    private static void checkPort(int portNum) {
+        if (portNum != 1) {
+            throw new VerbsException(Errno.EINVAL, "port " + portNum + " does not exist (only port 1)");
+        }
+    }
+
+    @Override
+    protected SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn) {
+        RxeQp qp = new RxeQp(pd, attr, qpn, agent);
+        agent.qpCreated(qp);
+        return qp;
+    }
+
+    @Override
+    protected void onClose() {
+        device.contextClosed();
+    }
+}

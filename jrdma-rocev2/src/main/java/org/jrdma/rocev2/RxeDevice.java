@@ -1,0 +1,124 @@
+package org.jrdma.rocev2;
+
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import org.jrdma.rocev2.net.NetException;
+import org.jrdma.rocev2.transport.PacketPort;
+import org.jrdma.rocev2.transport.RxeAgent;
+import org.jrdma.rocev2.transport.UdpPacketPort;
+import org.jrdma.rocev2.wire.RoceV2;
+import org.jrdma.soft.SoftResources;
+import org.jrdma.verbs.Context;
+import org.jrdma.verbs.Device;
+import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.TransportType;
+import org.jrdma.verbs.VerbsException;
+
+/**
+ * A software RoCE v2 device: one IP address, UDP port 4791 on it, GID table of one entry (the
+ * address as rxe forms a GID: IPv4 as {@code ::ffff:a.b.c.d}). The first {@link #open()} binds the
+ * port and starts the device's I/O thread; closing the last context stops it.
+ */
+public final class RxeDevice implements Device {
+    /** Bytes of headers around a RoCE payload, for the active MTU: IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4. */
+    private static final int HEADER_OVERHEAD = 80;
+
+    private final String name;
+    private final InetAddress address;
+    private final Gid gid;
+    private final long guid;
+    private int opens;
+    private PacketPort port;
+    private RxeAgent agent;
+    private SoftResources resources;
+    private RxeCounters counters;
+    private Mtu activeMtu;
+
+    RxeDevice(String name, InetAddress address) {
+        this.name = name;
+        this.address = address;
+        this.gid = Gid.of(address);
+        byte[] g = gid.raw();
+        long h = 0x02_00_00_00_00_00_00_00L;
+        for (int i = 8; i < 16; i++) {
+            h = h * 31 + (g[i] & 0xff) + (g[i - 8] & 0xff) * 7;
+        }
+        this.guid = h;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long guid() {
+        return guid;
+    }
+
+    @Override
+    public TransportType transportType() {
+        return TransportType.IB;
+    }
+
+    /** The address the device binds. */
+    public InetAddress address() {
+        return address;
+    }
+
+    /** GID 0. */
+    public Gid gid() {
+        return gid;
+    }
+
+    @Override
+    public synchronized Context open() {
+        if (opens == 0) {
+            PacketPort p;
+            try {
+                p = UdpPacketPort.open(address, RoceV2.UDP_PORT);
+            } catch (NetException e) {
+                int errno = e.getMessage() != null && e.getMessage().contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
+                throw new VerbsException(errno, "device " + name + ": " + e.getMessage(), e);
+            }
+            port = p;
+            resources = new SoftResources();
+            counters = new RxeCounters();
+            activeMtu = Mtu.largestNotAbove(interfaceMtu(address) - HEADER_OVERHEAD);
+            agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096);
+            agent.start();
+        }
+        opens++;
+        return new RxeContext(this, resources, agent, counters, activeMtu);
+    }
+
+    synchronized void contextClosed() {
+        if (--opens == 0) {
+            agent.stop();
+            port.close();
+            agent = null;
+            port = null;
+        }
+    }
+
+    /** The MTU of the network interface that holds {@code address} (65536 on loopback; 1500 if unknown). */
+    static int interfaceMtu(InetAddress address) {
+        try {
+            NetworkInterface ni = NetworkInterface.getByInetAddress(address);
+            if (ni == null && address.isLoopbackAddress()) {
+                ni = NetworkInterface.getByName("lo");
+            }
+            return ni != null && ni.getMTU() > 0 ? ni.getMTU() : 1500;
+        } catch (SocketException e) {
+            return 1500;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (RoCE v2, " + address.getHostAddress() + ")";
+    }
+}

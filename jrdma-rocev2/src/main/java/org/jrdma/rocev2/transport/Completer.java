@@ -1,0 +1,326 @@
+package org.jrdma.rocev2.transport;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.jrdma.rocev2.wire.Aeth;
+import org.jrdma.rocev2.wire.AtomicAckEth;
+import org.jrdma.rocev2.wire.Opcode;
+import org.jrdma.verbs.WcStatus;
+import org.jrdma.verbs.WrOpcode;
+
+/**
+ * The completer of an RC QP (IBTA Vol 1 §9.7.5.1, §9.9.2; rxe: {@code rxe_comp.c}): ACKs, NAKs and
+ * READ / atomic responses retire send WQEs in order and write their CQEs; a NAK or an exhausted
+ * retry counter completes the failing WQE with its status and moves the QP to ERR; a PSN sequence
+ * NAK or a timeout rewinds the requester (go-back-N). Also the retransmission and RNR timers.
+ *
+ * <p>Runs under the QP lock in the device's I/O thread (and in posting threads for local errors).
+ */
+final class Completer {
+    private static final ValueLayout.OfLong LONG_UNALIGNED = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    private final RxeQp qp;
+    private final Aeth aeth = new Aeth();
+    private final AtomicAckEth atomicAck = new AtomicAckEth();
+
+    /** The PSN after the last one acknowledged: the base of the requester's window. */
+    private int ackedPsn;
+    /** Retries left after timeouts and sequence NAKs (retry_cnt; 7 = infinite, as rxe). */
+    int retriesLeft;
+    /** Retries left after RNR NAKs (rnr_retry; 7 = infinite). */
+    int rnrRetriesLeft;
+    /** Deadline of the retransmission timer, ns (System.nanoTime), 0 when off. */
+    long retransmitDeadline;
+    /** End of an RNR wait, ns, 0 when none. */
+    long rnrDeadline;
+    /** Statistics. */
+    long retransmits, timeouts, seqNaks, rnrNaks;
+
+    Completer(RxeQp qp) {
+        this.qp = qp;
+    }
+
+    void reset(int sqPsn) {
+        ackedPsn = sqPsn;
+        retriesLeft = qp.retryCnt();
+        rnrRetriesLeft = qp.rnrRetry();
+        retransmitDeadline = 0;
+        rnrDeadline = 0;
+    }
+
+    int oldestUnackedPsn() {
+        return ackedPsn;
+    }
+
+    /** A requester-side local error is at or behind the head: report what can be reported. */
+    void localErrorReady() {
+        retireInOrder(Psn.add(ackedPsn, -1), false);
+    }
+
+    /** UC: a WQE whose packets are all sent is complete. */
+    void completeUnreliable() {
+        while (qp.sqHead() != qp.requester.next) {
+            qp.retireSendHead(WcStatus.SUCCESS, 0, 0);
+        }
+    }
+
+    /** An RC response packet (ACK, NAK, READ response, atomic ACK) arrived. */
+    void onResponse(int op, int psn, MemorySegment pkt, int payloadOff, int payloadLen) {
+        if (op == Opcode.RC_ACKNOWLEDGE || op == Opcode.RC_ATOMIC_ACKNOWLEDGE || Opcode.has(op, Opcode.AETH)) {
+            aeth.wrap(pkt, Opcode.offset(op, Opcode.AETH));
+            int syndrome = aeth.syndrome();
+            int kind = syndrome & 0x60;
+            if (kind == 0x20) {
+                onRnrNak(psn, syndrome & 0x1F);
+                return;
+            }
+            if (kind == 0x60) {
+                onNak(psn, syndrome & 0x1F);
+                return;
+            }
+        }
+        switch (op) {
+            case Opcode.RC_ACKNOWLEDGE -> onAck(psn);
+            case Opcode.RC_ATOMIC_ACKNOWLEDGE -> onAtomicAck(psn, pkt, op);
+            case Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
+                 Opcode.RC_RDMA_READ_RESPONSE_LAST, Opcode.RC_RDMA_READ_RESPONSE_ONLY ->
+                    onReadResponse(op, psn, pkt, payloadOff, payloadLen);
+            default -> qp.counters().unexpectedResponse();
+        }
+    }
+
+    private void onAck(int psn) {
+        if (Psn.diff(psn, qp.requester.sentLimit) >= 0 || Psn.diff(psn, ackedPsn) < -1) {
+            qp.counters().unexpectedResponse(); // acknowledges something never sent, or very old
+            return;
+        }
+        retireInOrder(psn, false);
+        progressed();
+    }
+
+    /** Completes, in order, every WQE whose last PSN is at or before {@code psn} (not READ/atomic ones). */
+    private void retireInOrder(int psn, boolean implicitReadRetry) {
+        while (qp.sqHead() != qp.requester.next || headIsLocalError()) {
+            RxeSendWqe w = qp.sqEntry(qp.sqHead());
+            if (w.wqeState == RxeSendWqe.LOCAL_ERROR) {
+                qp.retireSendHead(w.localStatus, 0, 0);
+                qp.enterErrorState();
+                return;
+            }
+            if (w.wqeState != RxeSendWqe.SENT && w.wqeState != RxeSendWqe.SENDING) {
+                break;
+            }
+            if (Psn.diff(w.lastPsn, psn) > 0) {
+                break;
+            }
+            if (w.opcode.isReadOrAtomic()) {
+                break; // needs its response
+            }
+            if (w.wqeState != RxeSendWqe.SENT) {
+                break;
+            }
+            qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
+        }
+        if (Psn.diff(Psn.add(psn, 1), ackedPsn) > 0) {
+            ackedPsn = Psn.add(psn, 1);
+        }
+    }
+
+    private boolean headIsLocalError() {
+        return qp.sqHead() != qp.sqTail() && qp.sqEntry(qp.sqHead()).wqeState == RxeSendWqe.LOCAL_ERROR;
+    }
+
+    private void onReadResponse(int op, int psn, MemorySegment pkt, int payloadOff, int payloadLen) {
+        RxeSendWqe w = firstReadOrAtomicAfterRetiring(psn);
+        if (w == null || w.opcode != WrOpcode.RDMA_READ) {
+            qp.counters().unexpectedResponse();
+            return;
+        }
+        int mtu = qp.mtuBytes();
+        int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
+        if (psn != expected) {
+            qp.counters().outOfSequenceResponse();
+            return; // a gap: the timer (or the next response) sorts it out
+        }
+        boolean last = op == Opcode.RC_RDMA_READ_RESPONSE_LAST || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
+        long remaining = w.length - w.readBytes;
+        if (payloadLen > remaining || (!last && payloadLen != mtu) || (last && payloadLen != remaining)) {
+            failHead(WcStatus.BAD_RESP_ERR, 0);
+            return;
+        }
+        qp.scatterToWqe(w, w.readBytes, pkt, payloadOff, payloadLen);
+        w.readBytes += payloadLen;
+        ackedPsn = Psn.add(psn, 1);
+        if (last) {
+            qp.requester.rdAtomicInFlight--;
+            qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
+            retireInOrder(psn, false);
+        }
+        progressed();
+    }
+
+    private void onAtomicAck(int psn, MemorySegment pkt, int op) {
+        RxeSendWqe w = firstReadOrAtomicAfterRetiring(psn);
+        if (w == null || !w.opcode.isAtomic() || w.firstPsn != psn) {
+            qp.counters().unexpectedResponse();
+            return;
+        }
+        long orig = atomicAck.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ACK_ETH)).origRemoteData();
+        qp.writeAtomicResult(w, orig);
+        ackedPsn = Psn.add(psn, 1);
+        qp.requester.rdAtomicInFlight--;
+        qp.retireSendHead(WcStatus.SUCCESS, 8, 0);
+        retireInOrder(psn, false);
+        progressed();
+    }
+
+    /**
+     * A response for {@code psn} implicitly acknowledges the requests before it: retire those, then
+     * return the head WQE if it is the READ / atomic the response belongs to.
+     */
+    private RxeSendWqe firstReadOrAtomicAfterRetiring(int psn) {
+        while (qp.sqHead() != qp.requester.next) {
+            RxeSendWqe w = qp.sqEntry(qp.sqHead());
+            if (w.opcode.isReadOrAtomic()) {
+                return Psn.diff(psn, w.firstPsn) >= 0 && Psn.diff(psn, w.lastPsn) <= 0 ? w : null;
+            }
+            if (w.wqeState != RxeSendWqe.SENT || Psn.diff(w.lastPsn, psn) >= 0) {
+                return null;
+            }
+            qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
+        }
+        return null;
+    }
+
+    private void onNak(int psn, int code) {
+        // every request before the NAKed PSN is implicitly acknowledged (IBTA Vol 1 §9.7.5.1.4)
+        retireInOrder(Psn.add(psn, -1), false);
+        switch (code) {
+            case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
+                seqNaks++;
+                retry(psn);
+            }
+            case Aeth.NAK_INVALID_REQUEST -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
+            case Aeth.NAK_REMOTE_ACCESS_ERROR -> failHead(WcStatus.REM_ACCESS_ERR, 0x60 | code);
+            case Aeth.NAK_REMOTE_OPERATIONAL_ERROR -> failHead(WcStatus.REM_OP_ERR, 0x60 | code);
+            default -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
+        }
+    }
+
+    private void onRnrNak(int psn, int timerCode) {
+        rnrNaks++;
+        retireInOrder(Psn.add(psn, -1), false);
+        if (qp.sqHead() == qp.requester.next && qp.sqHead() == qp.sqTail()) {
+            return;
+        }
+        if (rnrRetriesLeft == 0) {
+            failHead(WcStatus.RNR_RETRY_EXC_ERR, 0x20 | timerCode);
+            return;
+        }
+        if (qp.rnrRetry() != 7) {
+            rnrRetriesLeft--;
+        }
+        rnrDeadline = System.nanoTime() + RnrTimer.nanos(timerCode);
+        retransmitDeadline = 0;
+        rewindTo(psn);
+        qp.pauseRequester(true);
+    }
+
+    private void failHead(WcStatus status, int vendorErr) {
+        if (qp.sqHead() != qp.sqTail()) {
+            qp.retireSendHead(status, 0, vendorErr);
+        }
+        qp.enterErrorState();
+    }
+
+    /** Go-back-N from {@code psn}; counts against retry_cnt. */
+    private void retry(int psn) {
+        if (retriesLeft == 0) {
+            failHead(WcStatus.RETRY_EXC_ERR, 0);
+            return;
+        }
+        if (qp.retryCnt() != 7) {
+            retriesLeft--;
+        }
+        retransmits++;
+        rewindTo(psn);
+        qp.requester.run();
+        armTimer();
+    }
+
+    private void rewindTo(int psn) {
+        long head = qp.sqHead();
+        long i = head;
+        while (i != qp.requester.next) {
+            RxeSendWqe w = qp.sqEntry(i);
+            if (Psn.diff(psn, w.lastPsn) <= 0) {
+                break;
+            }
+            i++;
+        }
+        if (i == qp.requester.next && i != qp.sqTail() && qp.sqEntry(i).wqeState == RxeSendWqe.SENDING) {
+            // the PSN is inside the WQE still being sent
+        }
+        int from = psn;
+        if (i != qp.sqTail()) {
+            RxeSendWqe w = qp.sqEntry(i);
+            if (w.wqeState != RxeSendWqe.POSTED && Psn.diff(psn, w.firstPsn) < 0) {
+                from = w.firstPsn;
+            }
+            if (w.opcode == WrOpcode.RDMA_READ && w.wqeState != RxeSendWqe.POSTED) {
+                from = Psn.add(w.firstPsn, (int) (w.readBytes / qp.mtuBytes()));
+            }
+        }
+        qp.requester.rewind(i, from, qp.mtuBytes());
+    }
+
+    /** Something was acknowledged: retries start over and the timer restarts. */
+    private void progressed() {
+        retriesLeft = qp.retryCnt();
+        armTimer();
+        qp.requester.run();
+    }
+
+    /** (Re)starts the retransmission timer while anything is unacknowledged. */
+    void armTimer() {
+        if (qp.sqHead() == qp.requester.next && (qp.sqHead() == qp.sqTail() || !anySent())) {
+            retransmitDeadline = 0;
+            return;
+        }
+        long t = qp.timeoutNanos();
+        retransmitDeadline = t == 0 ? 0 : System.nanoTime() + t;
+    }
+
+    private boolean anySent() {
+        RxeSendWqe w = qp.sqEntry(qp.sqHead());
+        return w.wqeState == RxeSendWqe.SENDING || w.wqeState == RxeSendWqe.SENT;
+    }
+
+    /** Called by the I/O thread's timer scan. */
+    void onTimer(long now) {
+        if (rnrDeadline != 0 && now - rnrDeadline >= 0) {
+            rnrDeadline = 0;
+            qp.pauseRequester(false);
+            qp.requester.run();
+            armTimer();
+            return;
+        }
+        if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
+            timeouts++;
+            if (qp.sqHead() == qp.requester.next && !anyOutstanding()) {
+                retransmitDeadline = 0;
+                return;
+            }
+            retry(ackedPsn);
+        }
+    }
+
+    private boolean anyOutstanding() {
+        return qp.sqHead() != qp.sqTail() && anySent();
+    }
+
+    /** Reads a little-endian-free 8-byte value from a packet (used for atomic results). */
+    static long readLong(MemorySegment seg, long off) {
+        return seg.get(LONG_UNALIGNED, off);
+    }
+}

@@ -1,0 +1,358 @@
+package org.jrdma.rocev2.transport;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.jrdma.rocev2.RxeCounters;
+import org.jrdma.rocev2.net.SockAddr;
+import org.jrdma.rocev2.wire.Icrc;
+import org.jrdma.rocev2.wire.PacketBuffer;
+import org.jrdma.soft.RecvWqe;
+import org.jrdma.soft.SendWqe;
+import org.jrdma.soft.SoftMr;
+import org.jrdma.soft.SoftPd;
+import org.jrdma.soft.SoftQp;
+import org.jrdma.verbs.AhAttr;
+import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.QpInitAttr;
+import org.jrdma.verbs.QpState;
+import org.jrdma.verbs.QpType;
+import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.WcFlags;
+import org.jrdma.verbs.WcOpcode;
+import org.jrdma.verbs.WcStatus;
+
+/**
+ * An RC or UC queue pair of a software RoCE v2 device: the soft core's queues and state machine
+ * plus the requester, responder and completer of IBTA Vol 1 chapter 9.
+ *
+ * <p>Threads: posting threads run the requester directly (a post sends what the window allows at
+ * once); the device's I/O thread runs the responder and the completer as packets arrive, and the
+ * timers. All of them hold {@link #lock}.
+ */
+public final class RxeQp extends SoftQp {
+    /** The default P_Key (the only entry of the P_Key table). */
+    static final int DEFAULT_PKEY = 0xFFFF;
+    /** Largest RoCE packet jrdma builds: headers (BTH 12 + RETH 16 + ImmDt 4 ...) + 4096 payload + pad + ICRC. */
+    static final int MAX_PACKET = 4096 + 128;
+    static final long MAX_MSG_SIZE = 1L << 31;
+
+    private final RxeAgent agent;
+    final Requester requester;
+    final Responder responder;
+    final Completer completer;
+    private final Icrc icrc = new Icrc();
+    private final SockAddr peer = new SockAddr();
+    private boolean peerIpv6;
+    private int peerIpv4;
+    private long peerHi, peerLo;
+    private boolean requesterPaused;
+    /** Set while the QP is on the agent's list of QPs with an ACK to send. */
+    boolean ackListed;
+
+    public RxeQp(SoftPd pd, QpInitAttr attr, int qpn, RxeAgent agent) {
+        super(pd, attr, qpn, agent.maxMtu());
+        if (attr.qpType() == QpType.UD) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "UD QPs are not supported yet by the software RoCE provider");
+        }
+        this.agent = agent;
+        this.requester = new Requester(this);
+        this.responder = new Responder(this);
+        this.completer = new Completer(this);
+    }
+
+    @Override
+    protected SendWqe newSendWqe(int maxSge, int maxInlineData) {
+        return new RxeSendWqe(maxSge, maxInlineData);
+    }
+
+    @Override
+    protected Mtu portMaxMtu() {
+        return agent.maxMtu();
+    }
+
+    @Override
+    protected void validateAv(AhAttr ah) {
+        if (ah.grh().sgidIndex() != 0) {
+            throw new VerbsException(Errno.EINVAL, "sgid_index " + ah.grh().sgidIndex() + " outside the GID table (1 entry)");
+        }
+        Gid dgid = ah.grh().dgid();
+        if (dgid.isIpv4Mapped() == agent.isIpv6()) {
+            throw new VerbsException(Errno.EINVAL, "destination GID " + dgid + " is not of the device's IP version ("
+                    + (agent.isIpv6() ? "IPv6" : "IPv4") + ")");
+        }
+    }
+
+    // ------------------------------------------------------------------ state changes
+
+    @Override
+    protected void onModify(QpState from, QpState to, int mask) {
+        if (to == QpState.RTR && from == QpState.INIT) {
+            setPeer();
+            responder.reset(rqPsn);
+        }
+        if (to == QpState.RTS && from == QpState.RTR) {
+            requester.reset(sqPsn, sqHead);
+            completer.reset(sqPsn);
+            requesterPaused = false;
+        }
+        if (to == QpState.ERR) {
+            completer.retransmitDeadline = 0;
+            completer.rnrDeadline = 0;
+        }
+    }
+
+    private void setPeer() {
+        byte[] g = av.grh().dgid().raw();
+        if (av.grh().dgid().isIpv4Mapped()) {
+            peerIpv6 = false;
+            peerIpv4 = ((g[12] & 0xff) << 24) | ((g[13] & 0xff) << 16) | ((g[14] & 0xff) << 8) | (g[15] & 0xff);
+            peer.setIpv4(peerIpv4, org.jrdma.rocev2.wire.RoceV2.UDP_PORT);
+        } else {
+            peerIpv6 = true;
+            peerHi = java.nio.ByteBuffer.wrap(g, 0, 8).getLong();
+            peerLo = java.nio.ByteBuffer.wrap(g, 8, 8).getLong();
+            peer.setIpv6(peerHi, peerLo, org.jrdma.rocev2.wire.RoceV2.UDP_PORT);
+        }
+    }
+
+    @Override
+    protected void onReset() {
+        requesterPaused = false;
+        completer.retransmitDeadline = 0;
+        completer.rnrDeadline = 0;
+    }
+
+    @Override
+    protected void onFlushed() {
+        requester.next = sqTail;
+        requester.rdAtomicInFlight = 0;
+    }
+
+    @Override
+    protected void onSendPosted() {
+        requester.run();
+        if (completer.retransmitDeadline == 0) {
+            completer.armTimer();
+        }
+    }
+
+    @Override
+    protected void onRecvPosted() {
+    }
+
+    @Override
+    protected void onClose() {
+        agent.qpClosed(this);
+    }
+
+    // ------------------------------------------------------------------ receive (I/O thread)
+
+    /**
+     * A validated packet for this QP arrived from {@code from}. Drops (counted) what the QP must not
+     * accept: a wrong state, or a source other than the connected peer.
+     */
+    void receive(int op, int psn, boolean se, boolean ackReq, MemorySegment pkt, int payloadOff, int payloadLen,
+                 SockAddr from) {
+        synchronized (lock) {
+            QpState s = state;
+            if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
+                agent.counters().inc(RxeCounters.DROP_QP_STATE);
+                return;
+            }
+            if (!fromPeer(from)) {
+                agent.counters().inc(RxeCounters.DROP_WRONG_PEER);
+                return;
+            }
+            boolean isResponse = org.jrdma.rocev2.wire.Opcode.isResponse(op);
+            if (isResponse) {
+                if (type != QpType.RC || s == QpState.RTR) {
+                    agent.counters().inc(RxeCounters.DROP_UNEXPECTED_RESPONSE);
+                    return;
+                }
+                completer.onResponse(op, psn, pkt, payloadOff, payloadLen);
+            } else {
+                responder.onRequest(op, psn, se, ackReq, pkt, payloadOff, payloadLen);
+            }
+        }
+    }
+
+    private boolean fromPeer(SockAddr from) {
+        if (peerIpv6) {
+            return from.ipv6Hi() == peerHi && from.ipv6Lo() == peerLo;
+        }
+        return from.ipv4() == peerIpv4;
+    }
+
+    /** Timers, from the I/O thread. */
+    void onTimer(long now) {
+        synchronized (lock) {
+            if (state == QpState.RTS || state == QpState.SQD) {
+                completer.onTimer(now);
+            }
+        }
+    }
+
+    boolean hasTimer() {
+        return completer.retransmitDeadline != 0 || completer.rnrDeadline != 0;
+    }
+
+    void flushAck() {
+        synchronized (lock) {
+            ackListed = false;
+            responder.flushAck();
+        }
+    }
+
+    // ------------------------------------------------------------------ services for the roles
+
+    /** Adds the ICRC and sends a packet of {@code len} bytes (BTH to pad) to the peer. */
+    void transmit(PacketBuffer buf, int len) {
+        int ic;
+        if (peerIpv6) {
+            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), peerHi, peerLo, agent.localPort(),
+                    org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
+        } else {
+            ic = icrc.ipv4(agent.ipv4(), peerIpv4, 0, 0x4000, agent.localPort(),
+                    org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
+        }
+        Icrc.write(buf, len, ic);
+        agent.send(buf, len + 4, peer);
+    }
+
+    RxeCounters counters() {
+        return agent.counters();
+    }
+
+    int mtuBytes() {
+        return pathMtu.bytes();
+    }
+
+    QpType type() {
+        return type;
+    }
+
+    int destQpn() {
+        return destQpn;
+    }
+
+    int maxRdAtomic() {
+        return maxRdAtomic;
+    }
+
+    int retryCnt() {
+        return retryCnt;
+    }
+
+    int rnrRetry() {
+        return rnrRetry;
+    }
+
+    int minRnrTimer() {
+        return minRnrTimer;
+    }
+
+    /** The local ACK timeout, 4.096 µs × 2^timeout, in ns; 0 = none (IBTA Vol 1 §9.7.6.1.3). */
+    long timeoutNanos() {
+        return timeout == 0 ? 0 : 4096L << timeout;
+    }
+
+    boolean canSend() {
+        return !requesterPaused && (state == QpState.RTS);
+    }
+
+    void pauseRequester(boolean paused) {
+        requesterPaused = paused;
+    }
+
+    long sqHead() {
+        return sqHead;
+    }
+
+    long sqTail() {
+        return sqTail;
+    }
+
+    RxeSendWqe sqEntry(long index) {
+        return (RxeSendWqe) sq[(int) (index & sqMask)];
+    }
+
+    long rqHead() {
+        return rqHead;
+    }
+
+    long rqTail() {
+        return rqTail;
+    }
+
+    RecvWqe rqEntry(long index) {
+        return rq[(int) (index & rqMask)];
+    }
+
+    WcStatus resolveWqe(RxeSendWqe w, boolean localWrite) {
+        return resolve(w, localWrite);
+    }
+
+    WcStatus resolveRecv(RecvWqe r) {
+        return resolve(r);
+    }
+
+    void gatherPayload(RxeSendWqe w, long msgOff, MemorySegment dst, long dstOff, int len) {
+        gather(w, msgOff, dst, dstOff, len);
+    }
+
+    void scatterToWqe(RxeSendWqe w, long msgOff, MemorySegment src, long srcOff, int len) {
+        scatter(w, msgOff, src, srcOff, len);
+    }
+
+    void scatterToRecv(RecvWqe r, long msgOff, MemorySegment src, long srcOff, int len) {
+        scatter(r, msgOff, src, srcOff, len);
+    }
+
+    /** Stores an atomic's original remote value, in host byte order, into the WQE's 8-byte SGE. */
+    void writeAtomicResult(RxeSendWqe w, long orig) {
+        SoftMr mr = w.sgeMr[0];
+        mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, w.sgeAddr[0] - mr.addr(), orig);
+    }
+
+    /** The region named by a remote key, if it is valid, of this QP's PD, and grants {@code access} — and the QP too. */
+    SoftMr remoteMr(int rkey, int access) {
+        if ((qpAccessFlags & access) != access) {
+            return null;
+        }
+        SoftMr mr = pd.softContext().resources().mrs.get(rkey);
+        if (mr == null || mr.softPd() != pd || !mr.isValid() || !mr.allows(access)) {
+            return null;
+        }
+        return mr;
+    }
+
+    void retireSendHead(WcStatus status, int byteLen, int vendorErr) {
+        completeSendHead(status, byteLen, vendorErr);
+    }
+
+    void completeRecvHead(WcOpcode opcode, int byteLen, boolean imm, int immValue, boolean solicited) {
+        RecvWqe r = rq[(int) (rqHead & rqMask)];
+        recvCq.push(r.wrId, WcStatus.SUCCESS, opcode, byteLen, immValue, qpn, destQpn, imm ? WcFlags.WITH_IMM : 0, 0,
+                solicited);
+        rqHead++;
+    }
+
+    void completeRecvHeadError(WcStatus status) {
+        RecvWqe r = rq[(int) (rqHead & rqMask)];
+        recvCq.push(r.wrId, status, WcOpcode.RECV, 0, 0, qpn, destQpn, 0, 0, false);
+        rqHead++;
+    }
+
+    void enterErrorState() {
+        enterError();
+    }
+
+    void ackScheduled() {
+        if (!ackListed) {
+            ackListed = true;
+            agent.scheduleAck(this);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package org.jrdma.rocev2.transport;
+
+import org.jrdma.soft.SendWqe;
+
+/** A send WQE with the RC/UC requester's execution state (rxe: {@code struct rxe_send_wqe}). */
+final class RxeSendWqe extends SendWqe {
+    /** Not started, being sent, all packets sent, or failed locally before sending. */
+    static final int POSTED = 0, SENDING = 1, SENT = 2, LOCAL_ERROR = 3;
+
+    int wqeState;
+    /** PSN of the first packet (the request packet for READ and atomics). */
+    int firstPsn;
+    /** PSN of the last packet; for READ the PSN of the last response packet. */
+    int lastPsn;
+    /** Bytes of the message already put into packets. */
+    long sentBytes;
+    /** READ: bytes of the response already placed. */
+    long readBytes;
+    /** The status of a local error found by the requester. */
+    org.jrdma.verbs.WcStatus localStatus;
+
+    RxeSendWqe(int maxSge, int maxInline) {
+        super(maxSge, maxInline);
+    }
+
+    @Override
+    protected void resetTransportState() {
+        wqeState = POSTED;
+        firstPsn = 0;
+        lastPsn = 0;
+        sentBytes = 0;
+        readBytes = 0;
+        localStatus = null;
+    }
+
+    /** Packets this WQE occupies in PSN space at path MTU {@code mtu} (at least 1). */
+    int packets(int mtu) {
+        if (opcode.isAtomic()) {
+            return 1;
+        }
+        return (int) Math.max(1, (length + mtu - 1) / mtu);
+    }
+}

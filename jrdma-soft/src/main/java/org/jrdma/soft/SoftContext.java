@@ -1,0 +1,117 @@
+package org.jrdma.soft;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jrdma.verbs.CompletionChannel;
+import org.jrdma.verbs.CompletionQueue;
+import org.jrdma.verbs.Context;
+import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.ProtectionDomain;
+import org.jrdma.verbs.QpInitAttr;
+import org.jrdma.verbs.QueuePair;
+import org.jrdma.verbs.VerbsException;
+
+/**
+ * An open software device. Creates PDs, CQs and channels; the transport creates QPs through
+ * {@link #createQp(SoftPd, QpInitAttr)}. Closing it closes the QPs created through it.
+ */
+public abstract class SoftContext implements Context {
+    private final SoftResources resources;
+    private final List<SoftQp> qps = new ArrayList<>();
+    private final List<SoftCq> cqs = new ArrayList<>();
+    private boolean closed;
+
+    protected SoftContext(SoftResources resources) {
+        this.resources = resources;
+    }
+
+    /** The device's resource tables. */
+    public SoftResources resources() {
+        return resources;
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        ensureOpen();
+        if (resources.pdCount.incrementAndGet() > SoftLimits.MAX_PD) {
+            resources.pdCount.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many protection domains");
+        }
+        return new SoftPd(this);
+    }
+
+    @Override
+    public CompletionChannel createCompChannel() {
+        ensureOpen();
+        return new SoftCompChannel();
+    }
+
+    @Override
+    public CompletionQueue createCq(int cqe, CompletionChannel channel) {
+        ensureOpen();
+        if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
+            throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " not in 1.." + SoftLimits.MAX_CQE);
+        }
+        if (channel != null && !(channel instanceof SoftCompChannel)) {
+            throw new VerbsException(Errno.EINVAL, "completion channel of another device");
+        }
+        SoftCq cq = new SoftCq(this, cqe, (SoftCompChannel) channel);
+        synchronized (this) {
+            cqs.add(cq);
+        }
+        return cq;
+    }
+
+    synchronized void cqClosed(SoftCq cq) {
+        cqs.remove(cq);
+    }
+
+    /** Creates a QP of the transport and registers it under its QPN. */
+    final QueuePair createQp(SoftPd pd, QpInitAttr attr) {
+        ensureOpen();
+        if (attr.qpType() == null) {
+            throw new VerbsException(Errno.EINVAL, "qp_type missing");
+        }
+        if (resources.qps.size() >= SoftLimits.MAX_QP) {
+            throw new VerbsException(Errno.ENOMEM, "too many QPs");
+        }
+        int qpn = resources.newQpn();
+        SoftQp qp = newQp(pd, attr, qpn);
+        if (!resources.qps.putIfAbsent(qpn, qp)) {
+            throw new VerbsException(Errno.EBUSY, "QPN 0x" + Integer.toHexString(qpn) + " taken");
+        }
+        synchronized (this) {
+            qps.add(qp);
+        }
+        return qp;
+    }
+
+    /** Creates the transport's QP object. @throws VerbsException EOPNOTSUPP for an unsupported type */
+    protected abstract SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn);
+
+    private synchronized void ensureOpen() {
+        if (closed) {
+            throw new VerbsException(Errno.ENODEV, "context is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        List<SoftQp> toClose;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(qps);
+            qps.clear();
+        }
+        for (SoftQp qp : toClose) {
+            qp.close();
+        }
+        onClose();
+    }
+
+    /** Called once when the context closes, after its QPs. */
+    protected abstract void onClose();
+}
