@@ -4,5 +4,6 @@ module org.jrdma.perftest {
     requires org.jrdma.rocev2;
     requires info.picocli;
     requires HdrHistogram;
+    exports org.jrdma.perftest;
     opens org.jrdma.perftest to info.picocli;
 }

@@ -1,12 +1,54 @@
 package org.jrdma.perftest;
 
-/** The {@code jrdma} command: dispatches to the tools. */
-public final class Jrdma {
+import java.io.PrintStream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code jrdma} command: {@code jrdma <tool> [options]} runs one of the perftest-compatible
+ * tools ({@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
+ * {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_atomic_bw}, {@code ib_atomic_lat}) or
+ * {@code devinfo}.
+ */
+@Command(name = "jrdma", description = "RDMA for Java: perftest-compatible tools and device information.",
+        subcommandsRepeatable = false)
+public final class Jrdma implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+    boolean help;
+
     private Jrdma() {
     }
 
+    /** No tool named: the usage, as a usage error. */
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a tool: "
+                + String.join(", ", spec.subcommands().keySet()));
+    }
+
+    /** The {@code jrdma} command line with every tool as a subcommand. */
+    public static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = new CommandLine(new Jrdma());
+        add(cl, "ib_write_bw", Verb.WRITE, Params.Kind.BW, out);
+        add(cl, "ib_write_lat", Verb.WRITE, Params.Kind.LAT, out);
+        add(cl, "ib_read_bw", Verb.READ, Params.Kind.BW, out);
+        add(cl, "ib_read_lat", Verb.READ, Params.Kind.LAT, out);
+        add(cl, "ib_send_bw", Verb.SEND, Params.Kind.BW, out);
+        add(cl, "ib_send_lat", Verb.SEND, Params.Kind.LAT, out);
+        add(cl, "ib_atomic_bw", Verb.ATOMIC, Params.Kind.BW, out);
+        add(cl, "ib_atomic_lat", Verb.ATOMIC, Params.Kind.LAT, out);
+        cl.addSubcommand("devinfo", new DevInfo(out));
+        return Tools.configure(cl, out, err);
+    }
+
+    private static void add(CommandLine cl, String name, Verb verb, Params.Kind kind, PrintStream out) {
+        cl.addSubcommand(name, new PerftestCommand(verb, kind, out));
+    }
+
     public static void main(String[] args) {
-        System.err.println("jrdma: no tools yet");
-        System.exit(2);
+        System.exit(commandLine(System.out, System.err).execute(args));
     }
 }

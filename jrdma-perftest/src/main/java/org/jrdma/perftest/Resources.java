@@ -1,0 +1,207 @@
+package org.jrdma.perftest;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jrdma.verbs.AccessFlags;
+import org.jrdma.verbs.AddressHandle;
+import org.jrdma.verbs.AhAttr;
+import org.jrdma.verbs.CompletionChannel;
+import org.jrdma.verbs.CompletionQueue;
+import org.jrdma.verbs.Context;
+import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.MemoryRegion;
+import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.ProtectionDomain;
+import org.jrdma.verbs.QpAttr;
+import org.jrdma.verbs.QpAttrMask;
+import org.jrdma.verbs.QpInitAttr;
+import org.jrdma.verbs.QpState;
+import org.jrdma.verbs.QpType;
+import org.jrdma.verbs.QueuePair;
+import org.jrdma.verbs.VerbsException;
+
+/**
+ * The verbs resources of one run, perftest's {@code struct pingpong_context}: PD, one buffer and MR
+ * shared by the QPs (send half, then receive half: {@code alloc_ctx}), CQs, QPs, and for UD the
+ * address handles; and the QP state transitions of {@code ctx_modify_qp_to_init},
+ * {@code ctx_modify_qp_to_rtr} and {@code ctx_modify_qp_to_rts}.
+ */
+final class Resources implements AutoCloseable {
+    final Params p;
+    final Context ctx;
+    final Arena arena = Arena.ofShared();
+    ProtectionDomain pd;
+    CompletionChannel channel;
+    CompletionQueue sendCq;
+    CompletionQueue recvCq;
+    MemorySegment buf;
+    MemoryRegion mr;
+    QueuePair[] qp;
+    AddressHandle[] ah;
+    /** Bytes of the whole buffer. */
+    long buffSize;
+    /** Bytes of one QP's half (send part or receive part). */
+    long sendQpBuffSize;
+    Gid gid;
+    int lid;
+
+    Resources(Params p, Context ctx) {
+        this.p = p;
+        this.ctx = ctx;
+    }
+
+    /** {@code BUFF_SIZE(size, cycle_buffer)}. */
+    static long buffSizeOf(long size, int cycleBuffer) {
+        return Math.max(size, cycleBuffer);
+    }
+
+    /** {@code INC(size, cache_line_size)}: the stride between consecutive messages in the buffer. */
+    static long inc(long size, int cacheLine) {
+        return size > cacheLine ? roundUp(size, cacheLine) : cacheLine;
+    }
+
+    static long roundUp(long v, long a) {
+        return v % a == 0 ? v : a * (v / a + 1);
+    }
+
+    /** {@code ctx_init}: PD, buffer, MR, CQs, QPs in INIT. */
+    void init() {
+        try {
+            if (p.useEvent) {
+                channel = ctx.createCompChannel();
+            }
+            pd = ctx.allocPd();
+            buffSize = inc(buffSizeOf(p.size, p.cycleBuffer), p.cacheLineSize) * 2 * p.numQps;
+            sendQpBuffSize = buffSize / p.numQps / 2;
+            if (p.connection == Params.Connection.UD) {
+                buffSize += p.cacheLineSize;
+            }
+            buf = arena.allocate(buffSize, p.cycleBuffer);
+            int access = AccessFlags.LOCAL_WRITE;
+            switch (p.verb) {
+                case WRITE -> access |= AccessFlags.REMOTE_WRITE;
+                case READ -> access |= AccessFlags.REMOTE_READ;
+                case ATOMIC -> access |= AccessFlags.REMOTE_ATOMIC;
+                case SEND -> {
+                }
+            }
+            if (!p.disablePcir) {
+                access |= AccessFlags.RELAXED_ORDERING;
+            }
+            mr = pd.regMr(buf, access);
+            sendCq = ctx.createCq(p.txDepth * p.numQps, channel);
+            recvCq = p.verb == Verb.SEND ? ctx.createCq(p.rxDepth * p.numQps, channel) : sendCq;
+            qp = new QueuePair[p.numQps];
+            ah = new AddressHandle[p.numQps];
+            for (int i = 0; i < p.numQps; i++) {
+                QpInitAttr ia = new QpInitAttr().sendCq(sendCq).recvCq(recvCq).qpType(qpType());
+                ia.cap().maxSendWr(p.txDepth).maxRecvWr(p.verb == Verb.SEND ? p.rxDepth : 1)
+                        .maxSendSge(1).maxRecvSge(1).maxInlineData(Math.max(p.inlineSize, 0));
+                qp[i] = pd.createQp(ia);
+                modifyToInit(qp[i]);
+            }
+        } catch (VerbsException e) {
+            throw new PerftestException("couldn't create the RDMA resources on " + ctx.device().name() + ": "
+                    + e.getMessage());
+        }
+    }
+
+    QpType qpType() {
+        return switch (p.connection) {
+            case RC -> QpType.RC;
+            case UC -> QpType.UC;
+            case UD -> QpType.UD;
+        };
+    }
+
+    private void modifyToInit(QueuePair q) {
+        QpAttr a = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(p.ibPort);
+        int mask = QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT;
+        if (p.connection == Params.Connection.UD) {
+            a.qkey(Params.DEF_QKEY);
+            mask |= QpAttrMask.QKEY;
+        } else {
+            a.qpAccessFlags(switch (p.verb) {
+                case ATOMIC -> AccessFlags.REMOTE_ATOMIC;
+                case READ -> AccessFlags.REMOTE_READ;
+                case WRITE -> AccessFlags.REMOTE_WRITE;
+                case SEND -> AccessFlags.REMOTE_WRITE | AccessFlags.LOCAL_WRITE;
+            });
+            mask |= QpAttrMask.ACCESS_FLAGS;
+        }
+        q.modify(a, mask);
+    }
+
+    /** The remote-visible address of QP i's receive half ({@code set_up_connection}). */
+    long remoteVaddr(int i) {
+        return buf.address() + (p.numQps + i) * buffSizeOf(p.size, p.cycleBuffer);
+    }
+
+    /** {@code set_up_connection}: this side's hand-shake data per QP, with a random 24-bit PSN. */
+    Dest[] myDests() {
+        Dest[] d = new Dest[p.numQps];
+        for (int i = 0; i < p.numQps; i++) {
+            int psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
+            d[i] = new Dest(lid, p.outReads, qp[i].qpNum(), psn, mr.rkey(), remoteVaddr(i), gid, 0);
+        }
+        return d;
+    }
+
+    /**
+     * {@code ctx_connect}: every QP to RTR, and to RTS on the side that sends (the client of a BW test,
+     * both sides of a latency test); for UD the address handle of the sender.
+     */
+    void connect(Dest[] rem, Dest[] my) {
+        boolean sends = p.kind == Params.Kind.LAT || p.machine == Params.Machine.CLIENT;
+        for (int i = 0; i < p.numQps; i++) {
+            QpAttr a = new QpAttr().qpState(QpState.RTR);
+            AhAttr av = a.ahAttr();
+            av.portNum(p.ibPort).dlid(rem[i].lid()).sl(0).srcPathBits(0).isGlobal(true);
+            av.grh().dgid(rem[i].gid()).sgidIndex(p.gidIndex).hopLimit(0xff).trafficClass(0);
+            int mask = QpAttrMask.STATE;
+            if (p.connection != Params.Connection.UD) {
+                a.pathMtu(Mtu.ofValue(p.currMtu)).destQpNum(rem[i].qpn()).rqPsn(rem[i].psn());
+                mask |= QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN;
+                if (p.connection == Params.Connection.RC) {
+                    a.maxDestRdAtomic(my[i].outReads()).minRnrTimer(Params.MIN_RNR_TIMER);
+                    mask |= QpAttrMask.MIN_RNR_TIMER | QpAttrMask.MAX_DEST_RD_ATOMIC;
+                }
+            }
+            try {
+                qp[i].modify(a, mask);
+            } catch (VerbsException e) {
+                throw new PerftestException("failed to modify QP " + CFormat.altHex(qp[i].qpNum(), 6) + " to RTR: "
+                        + e.getMessage());
+            }
+            if (sends) {
+                QpAttr r = new QpAttr().qpState(QpState.RTS).sqPsn(my[i].psn());
+                int rmask = QpAttrMask.STATE | QpAttrMask.SQ_PSN;
+                if (p.connection == Params.Connection.RC) {
+                    r.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(rem[i].outReads());
+                    rmask |= QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY
+                            | QpAttrMask.MAX_QP_RD_ATOMIC;
+                }
+                try {
+                    qp[i].modify(r, rmask);
+                } catch (VerbsException e) {
+                    throw new PerftestException("failed to modify QP " + CFormat.altHex(qp[i].qpNum(), 6)
+                            + " to RTS: " + e.getMessage());
+                }
+                if (p.connection == Params.Connection.UD) {
+                    ah[i] = pd.createAh(av);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            ctx.close();
+        } catch (RuntimeException ignored) {
+            // closing is best effort at exit
+        }
+        arena.close();
+    }
+}
