@@ -101,6 +101,75 @@ final class Lab {
         }
     }
 
+    /**
+     * rxe0's port counters in the guest ({@code /sys/class/infiniband/rxe0/ports/1/hw_counters}:
+     * rcvd_pkts, sent_pkts, duplicate_request, rcvd_seq_err, ...). Note that rxe 6.1 drops a
+     * packet with a bad ICRC without counting it anywhere: then rcvd_pkts does not move.
+     */
+    Map<String, Long> rxeCounters(String guest) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("lab-counters", ".txt");
+        try {
+            int rc = Bounded.run(exec(10, guest, "cd /sys/class/infiniband/rxe0/ports/1/hw_counters"
+                    + " && for f in *; do echo \"$f $(cat $f)\"; done"), Map.of(), out, Duration.ofSeconds(20));
+            Map<String, Long> m = new java.util.TreeMap<>();
+            if (rc == 0) {
+                for (String line : Files.readAllLines(out)) {
+                    String[] kv = line.trim().split(" ");
+                    if (kv.length == 2 && kv[1].matches("\\d+")) {
+                        m.put(kv[0], Long.parseLong(kv[1]));
+                    }
+                }
+            }
+            return m;
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    /**
+     * Starts {@code dumpcap} on the lab bridge (inside the namespace), RoCE v2 only (UDP 4791),
+     * writing classic pcap to {@code file}; returns once the capture runs. Close the returned
+     * process to stop it (SIGTERM: dumpcap finishes the file).
+     */
+    Bounded startCapture(Path file, Path log) throws IOException, InterruptedException {
+        Files.deleteIfExists(file);
+        Bounded cap = Bounded.start(inNamespace(List.of("dumpcap", "-q", "-i", "br0", "-P", "-f", "udp port 4791",
+                "-w", file.toAbsolutePath().toString())), Map.of(), log);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (cap.alive() && System.nanoTime() < deadline && (!Files.exists(file) || Files.size(file) < 24)) {
+            Thread.sleep(50);
+        }
+        if (!cap.alive() || !Files.exists(file) || Files.size(file) < 24) {
+            cap.close();
+            throw new IllegalStateException("dumpcap did not start: " + Files.readString(log));
+        }
+        Thread.sleep(300);
+        return cap;
+    }
+
+    /**
+     * The lab's own ICRC checker ({@code tools/roce.py icrc}, independent of jrdma) on a pcap:
+     * its exit code (0 = every RoCE v2 packet has a valid ICRC) and output; null if Python 3 is
+     * missing.
+     */
+    Checked checkIcrc(Path pcap) throws IOException, InterruptedException {
+        Path tool = script.toAbsolutePath().getParent().resolve("tools/roce.py");
+        Path out = Files.createTempFile("lab-icrc", ".txt");
+        try {
+            int rc = Bounded.run(List.of("python3", tool.toString(), "icrc", pcap.toAbsolutePath().toString()),
+                    Map.of(), out, Duration.ofSeconds(60));
+            return new Checked(rc, Files.readAllLines(out));
+        } catch (IOException e) {   // no python3
+            return null;
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    /** Exit code and output lines of a check. */
+    record Checked(int rc, List<String> lines) {
+    }
+
     private static int quiet(List<String> command) throws IOException, InterruptedException {
         Path out = Files.createTempFile("lab-q", ".txt");
         try {

@@ -28,9 +28,14 @@ final class PerftestPair {
     record Side(Where where, List<String> command, Map<String, String> env, Duration limit) {
     }
 
-    /** Both sides' exit codes and output; {@code serverReady} = the client was started. */
+    /**
+     * Both sides' exit codes and output; {@code serverReady} = the client was started;
+     * {@code rxeCounters} = the changes of the Linux side's rxe0 port counters during the run
+     * (non-zero ones only; empty when not taken).
+     */
     record Result(String name, boolean serverReady, int serverRc, int clientRc, List<String> serverOut,
-            List<String> clientOut, Path serverFile, Path clientFile) {
+            List<String> clientOut, Path serverFile, Path clientFile, Map<String, Long> rxeCounters,
+            Lab.Checked icrc) {
     }
 
     /** How long a server may take to listen (a JVM starting, or a guest under TCG). */
@@ -49,7 +54,22 @@ final class PerftestPair {
     }
 
     static Result run(String name, int port, Side server, Side client) throws IOException, InterruptedException {
+        return run(name, port, server, client, null, null);
+    }
+
+    /**
+     * As {@link #run(String, int, Side, Side)}, and: captures the RoCE v2 traffic on the lab
+     * bridge into {@code NAME.pcap} and checks every packet's ICRC with the lab's own checker
+     * (rxe drops a packet with a bad ICRC without a trace, so this is what tells); records how
+     * guest {@code counterGuest}'s rxe0 counters changed during the run (reported, not asserted:
+     * in the result, the summary line and {@code NAME.rxe-counters.txt}).
+     */
+    static Result run(String name, int port, Side server, Side client, Lab lab, String counterGuest)
+            throws IOException, InterruptedException {
         Path dir = outputDir();
+        Map<String, Long> before = lab != null ? lab.rxeCounters(counterGuest) : Map.of();
+        Path pcap = dir.resolve(name + ".pcap");
+        Bounded capture = lab != null ? lab.startCapture(pcap, dir.resolve(name + ".dumpcap.txt")) : null;
         Path sf = dir.resolve(name + ".server-" + server.where().name() + ".txt");
         Path cf = dir.resolve(name + ".client-" + client.where().name() + ".txt");
         Files.deleteIfExists(cf);
@@ -73,12 +93,31 @@ final class PerftestPair {
                 serverRc = s.await(Duration.ofSeconds(s.alive() ? 1 : 10));
             }
         }
+        Lab.Checked icrc = null;
+        if (capture != null) {
+            Thread.sleep(500);
+            capture.close();
+            icrc = lab.checkIcrc(pcap);
+        }
+        Map<String, Long> delta = new java.util.TreeMap<>();
+        if (lab != null) {
+            Map<String, Long> after = lab.rxeCounters(counterGuest);
+            after.forEach((k, v) -> {
+                long d = v - before.getOrDefault(k, 0L);
+                if (d != 0 && !k.equals("lifespan")) {
+                    delta.put(k, d);
+                }
+            });
+            Files.writeString(dir.resolve(name + ".rxe-counters.txt"), counterGuest + " rxe0 hw_counters, change during the run:\n"
+                    + String.join("\n", delta.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList()) + "\n");
+        }
         List<String> so = Files.readAllLines(sf);
         List<String> co = Files.exists(cf) ? Files.readAllLines(cf) : List.of();
-        Result r = new Result(name, ready, serverRc, clientRc, so, co, sf, cf);
+        Result r = new Result(name, ready, serverRc, clientRc, so, co, sf, cf, delta, icrc);
         System.out.println("interop: " + name + ": server " + server.where().name() + " rc " + serverRc
                 + ", client " + client.where().name() + " rc " + clientRc + (ready ? "" : " (server never listened)")
-                + "; outputs " + sf.getFileName() + ", " + cf.getFileName());
+                + (lab != null ? "; " + counterGuest + " rxe0 counters " + delta : "")
+                + (icrc != null && !icrc.lines().isEmpty() ? "; " + icrc.lines().getLast().replaceFirst("^.*/", "") : ""));
         return r;
     }
 
@@ -101,10 +140,19 @@ final class PerftestPair {
             check(problems, "client", client, r.clientRc(), r.clientOut(), bytes, iterations,
                     "killed at its time limit of " + client.limit().toSeconds() + " s");
         }
+        if (r.icrc() != null && r.icrc().rc() != 0) {
+            problems.add("ICRC check of the capture (tools/roce.py icrc, exit " + r.icrc().rc() + "): "
+                    + String.join(" | ", r.icrc().lines().size() > 12
+                            ? r.icrc().lines().subList(r.icrc().lines().size() - 12, r.icrc().lines().size())
+                            : r.icrc().lines()));
+        }
         if (!problems.isEmpty()) {
             StringBuilder m = new StringBuilder(r.name()).append(":\n");
             for (String p : problems) {
                 m.append("  ").append(p).append('\n');
+            }
+            if (!r.rxeCounters().isEmpty()) {
+                m.append("  rxe0 counter changes: ").append(r.rxeCounters()).append('\n');
             }
             m.append(show("server", server, r.serverOut()));
             if (r.serverReady()) {

@@ -33,7 +33,7 @@ class RxeWriteInteropTest {
         PerftestPair.Side server = Tools.linux(lab, "g1", tool, Tools.args(size, iterations, port), null);
         PerftestPair.Side client = Tools.jrdma(lab, tool, Tools.args(size, iterations, port), lab.get("LAB_G1_ROCE"));
         PerftestPair.Result r = PerftestPair.run(tool + "-s" + size + ".rxe-g1-server.jrdma-client", port, server,
-                client);
+                client, lab, "g1");
         PerftestPair.assertBothCompleted(r, server, client, size, iterations);
     }
 
@@ -46,7 +46,7 @@ class RxeWriteInteropTest {
         PerftestPair.Side client = Tools.linux(lab, "g1", tool, Tools.args(size, iterations, port),
                 lab.get("LAB_HOST_ROCE"));
         PerftestPair.Result r = PerftestPair.run(tool + "-s" + size + ".jrdma-server.rxe-g1-client", port, server,
-                client);
+                client, lab, "g1");
         PerftestPair.assertBothCompleted(r, server, client, size, iterations);
     }
 }
