@@ -10,6 +10,7 @@ module org.jrdma.rocev2 {
     exports org.jrdma.rocev2.wire;
     exports org.jrdma.rocev2.net;
     exports org.jrdma.rocev2.pcap;
+    exports org.jrdma.rocev2.stats;
     exports org.jrdma.rocev2.transport;
     provides org.jrdma.verbs.spi.Provider with org.jrdma.rocev2.RxeProvider;
 }

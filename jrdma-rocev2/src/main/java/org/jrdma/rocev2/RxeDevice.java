@@ -21,6 +21,10 @@ import org.jrdma.verbs.VerbsException;
  * A software RoCE v2 device: one IP address, UDP port 4791 on it, GID table of one entry (the
  * address as rxe forms a GID: IPv4 as {@code ::ffff:a.b.c.d}). The first {@link #open()} binds the
  * port and starts the device's I/O thread; closing the last context stops it.
+ *
+ * <p>For tests and loss benchmarks, {@code -Djrdma.faults=loss=0.01,dup=0,reorder=0,corrupt=0,seed=1}
+ * (or {@code -Djrdma.faults.NAME=...} for one device) puts a {@link org.jrdma.rocev2.transport.FaultShim}
+ * between the device's transport and the network.
  */
 public final class RxeDevice implements Device {
     /** Bytes of headers around a RoCE payload, for the active MTU: IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4. */
@@ -69,6 +73,11 @@ public final class RxeDevice implements Device {
         return address;
     }
 
+    /** The packet port of the open device (the fault shim when configured), or null when closed. */
+    public synchronized PacketPort port() {
+        return port;
+    }
+
     /** GID 0. */
     public Gid gid() {
         return gid;
@@ -83,6 +92,15 @@ public final class RxeDevice implements Device {
             } catch (NetException e) {
                 int errno = e.getMessage() != null && e.getMessage().contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;
                 throw new VerbsException(errno, "device " + name + ": " + e.getMessage(), e);
+            }
+            String faults = System.getProperty("jrdma.faults." + name, System.getProperty("jrdma.faults"));
+            if (faults != null && !faults.isBlank()) {
+                try {
+                    p = org.jrdma.rocev2.transport.FaultShim.parse(p, faults);
+                } catch (IllegalArgumentException e) {
+                    p.close();
+                    throw new VerbsException(Errno.EINVAL, "jrdma.faults: " + e.getMessage());
+                }
             }
             port = p;
             resources = new SoftResources();

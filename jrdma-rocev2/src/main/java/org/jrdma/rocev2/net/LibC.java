@@ -75,6 +75,7 @@ final class LibC {
     static final int MSG_CTRUNC = 0x08;
     static final int MSG_TRUNC = 0x20;
     static final int MSG_DONTWAIT = 0x40;
+    static final int MSG_WAITFORONE = 0x10000;
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
     static final int O_NONBLOCK = 0x800;

@@ -61,6 +61,11 @@ public final class SockAddr {
         this.seg = arena.allocate(SIZE, 8);
     }
 
+    /** A view of 128 bytes of {@code storage} at {@code offset} (the slots of a {@link UdpBatch}). */
+    SockAddr(MemorySegment storage, long offset) {
+        this.seg = storage.asSlice(offset, SIZE);
+    }
+
     /** The 128 bytes of native memory ({@code struct sockaddr_storage}). */
     public MemorySegment segment() {
         return seg;

@@ -11,6 +11,7 @@ import java.util.Objects;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * A UDP socket over libc (FFM), bound to exactly one local address, as a RoCE v2 device uses it
@@ -307,6 +308,86 @@ public final class UdpSocket implements AutoCloseable {
         return n >= 0 ? (int) n : sendError("sendto", LibC.errno(txErrno));
     }
 
+    /**
+     * Sends a train of datagrams with one {@code sendmsg(2)} using UDP GSO ({@code UDP_SEGMENT},
+     * {@code udp(7)}, Linux 4.18+): the kernel cuts {@code length} bytes at {@code buf[offset]} into
+     * datagrams of {@code segmentSize} bytes each, the last one possibly shorter, all to {@code dst}.
+     * This is how RoCE v2 packets of one message (all but the last of equal size) go out at several
+     * times the rate of one datagram per call. Over IPv4 each datagram gets its own IP
+     * Identification chosen by the kernel (see {@link RawIpv4Socket}).
+     *
+     * @param segmentSize bytes per datagram, 1–65,507, no more than the path MTU less headers
+     * @param length      bytes in all, at most {@link #MAX_GSO_SEGMENTS} × {@code segmentSize}
+     * @return bytes sent ({@code length}); 0 if it would block; {@code -errno} as for {@link #sendTo}
+     * @throws UnsupportedOperationException if {@link #supportsGso()} is false
+     * @throws IllegalArgumentException      for a segment size or segment count out of range
+     */
+    public int sendGso(MemorySegment buf, long offset, int length, int segmentSize, SockAddr dst) {
+        if (!gsoSupported) {
+            throw new UnsupportedOperationException("this kernel does not support UDP_SEGMENT (UDP GSO)");
+        }
+        if (segmentSize < 1 || segmentSize > MAX_IPV4_PAYLOAD) {
+            throw new IllegalArgumentException("segment size " + segmentSize + " is not in 1.." + MAX_IPV4_PAYLOAD);
+        }
+        if (length > (long) segmentSize * MAX_GSO_SEGMENTS) {
+            throw new IllegalArgumentException(length + " bytes make more than " + MAX_GSO_SEGMENTS
+                    + " segments of " + segmentSize);
+        }
+        long addr = address(buf, offset, length);
+        checkDst(dst);
+        MemorySegment m = txMsg;
+        txIov.set(JAVA_LONG, 0, addr);
+        txIov.set(JAVA_LONG, 8, length);
+        txControl.set(JAVA_LONG, 0, LibC.cmsgLen(2));
+        txControl.set(JAVA_INT, 8, LibC.SOL_UDP);
+        txControl.set(JAVA_INT, 12, LibC.UDP_SEGMENT);
+        txControl.set(JAVA_SHORT, 16, (short) segmentSize);
+        m.set(JAVA_LONG, LibC.MSG_NAME, dst.seg.address());
+        m.set(JAVA_INT, LibC.MSG_NAMELEN, dst.length());
+        m.set(JAVA_LONG, LibC.MSG_IOV, txIov.address());
+        m.set(JAVA_LONG, LibC.MSG_IOVLEN, 1L);
+        m.set(JAVA_LONG, LibC.MSG_CONTROL, txControl.address());
+        m.set(JAVA_LONG, LibC.MSG_CONTROLLEN, LibC.cmsgSpace(2));
+        m.set(JAVA_INT, LibC.MSG_FLAGS, 0);
+        long n;
+        try {
+            do {
+                n = (long) LibC.SENDMSG.invokeExact(txErrno, fd, m, 0);
+            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
+            Reference.reachabilityFence(dst);
+        }
+        return n >= 0 ? (int) n : sendError("sendmsg", LibC.errno(txErrno));
+    }
+
+    /**
+     * Sends slots {@code [first, first+count)} of {@code batch} with one {@code sendmmsg(2)}.
+     * Slots filled with {@link UdpBatch#setSendGso} go out as GSO trains.
+     *
+     * @return the number of slots sent (from {@code first}; send the rest again if fewer than
+     *         {@code count}); 0 if it would block; {@code -errno} as for {@link #sendTo} when the
+     *         first slot failed
+     */
+    public int sendBatch(UdpBatch batch, int first, int count) {
+        ensureOpen();
+        long vec = batch.vector(first, count);
+        batch.checkSend(first, count, family);
+        int n;
+        try {
+            do {
+                n = (int) LibC.SENDMMSG.invokeExact(txErrno, fd, vec, count, 0);
+            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(batch);
+        }
+        return n >= 0 ? n : sendError("sendmmsg", LibC.errno(txErrno));
+    }
+
     // ------------------------------------------------------------------ data path: receive
 
     /**
@@ -355,6 +436,31 @@ public final class UdpSocket implements AutoCloseable {
             parseControl(rxControlSeg, m.get(JAVA_LONG, LibC.MSG_CONTROLLEN), (int) n);
         }
         return (int) n;
+    }
+
+    /**
+     * Receives up to {@code count} datagrams into slots {@code [0, count)} of {@code batch} (each
+     * filled with {@link UdpBatch#setReceive}) with one {@code recvmmsg(2)} (MSG_WAITFORONE: on a
+     * blocking socket it waits for the first only). Per slot: {@link UdpBatch#length},
+     * {@link UdpBatch#address}, {@link UdpBatch#truncated} and (GRO) {@link UdpBatch#segmentSize}.
+     *
+     * @return the number of slots filled; 0 if nothing is there; {@code -errno} as for {@link #receive}
+     */
+    public int receiveBatch(UdpBatch batch, int count) {
+        ensureOpen();
+        long vec = batch.vector(0, count);
+        batch.prepareReceive(count, gro);
+        int n;
+        try {
+            do {
+                n = (int) LibC.RECVMMSG.invokeExact(rxErrno, fd, vec, count, LibC.MSG_WAITFORONE, 0L);
+            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(batch);
+        }
+        return n >= 0 ? n : receiveError("recvmmsg", LibC.errno(rxErrno));
     }
 
     /**
@@ -507,6 +613,19 @@ public final class UdpSocket implements AutoCloseable {
     public synchronized int getIntOption(int level, int name) {
         ensureOpen();
         return getInt(level, name, "option " + level + "/" + name);
+    }
+
+    /**
+     * Attaches a classic BPF socket filter that drops every datagram ({@code SO_ATTACH_FILTER},
+     * {@code socket(7)}), so the socket keeps its address and port bound — and the kernel therefore
+     * answers no ICMP port unreachable — while nothing is queued to it. This is how a device that
+     * receives through a {@link RawIpv4Socket} keeps the port of its UDP socket without draining it.
+     *
+     * @throws NetException if the kernel refuses the filter
+     */
+    public synchronized void discardAll() {
+        ensureOpen();
+        SocketFilters.attach(fd, SocketFilters.DROP_ALL, ctlErrno);
     }
 
     /** True once {@link #close()} was called. */

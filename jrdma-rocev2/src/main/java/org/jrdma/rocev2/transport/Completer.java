@@ -121,8 +121,26 @@ final class Completer {
             }
             qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
         }
-        if (Psn.diff(Psn.add(psn, 1), ackedPsn) > 0) {
-            ackedPsn = Psn.add(psn, 1);
+        advanceBase(Psn.add(psn, 1));
+    }
+
+    /**
+     * Moves the window base (the oldest PSN not known to be done, where a retry starts) forward to
+     * {@code candidate}, but never past the first missing response of an outstanding READ or atomic
+     * at the head: an ACK beyond such a request means its response was lost and must be asked again.
+     */
+    private void advanceBase(int candidate) {
+        if (qp.sqHead() != qp.sqTail()) {
+            RxeSendWqe h = qp.sqEntry(qp.sqHead());
+            if (h.opcode.isReadOrAtomic() && (h.wqeState == RxeSendWqe.SENT || h.wqeState == RxeSendWqe.SENDING)) {
+                int base = Psn.add(h.firstPsn, (int) (h.readBytes / qp.mtuBytes()));
+                if (Psn.diff(candidate, base) > 0) {
+                    candidate = base;
+                }
+            }
+        }
+        if (Psn.diff(candidate, ackedPsn) > 0) {
+            ackedPsn = candidate;
         }
     }
 
@@ -150,7 +168,7 @@ final class Completer {
         }
         qp.scatterToWqe(w, w.readBytes, pkt, payloadOff, payloadLen);
         w.readBytes += payloadLen;
-        ackedPsn = Psn.add(psn, 1);
+        advanceBase(Psn.add(psn, 1));
         if (last) {
             qp.requester.rdAtomicInFlight--;
             qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
@@ -167,7 +185,6 @@ final class Completer {
         }
         long orig = atomicAck.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ACK_ETH)).origRemoteData();
         qp.writeAtomicResult(w, orig);
-        ackedPsn = Psn.add(psn, 1);
         qp.requester.rdAtomicInFlight--;
         qp.retireSendHead(WcStatus.SUCCESS, 8, 0);
         retireInOrder(psn, false);

@@ -118,25 +118,17 @@ final class Requester {
         return true;
     }
 
-    /** Rewinds to resend from {@code fromPsn}, which lies in WQE {@code index} (go-back-N). */
+    /**
+     * Rewinds to resend from {@code fromPsn}, which lies in WQE {@code index} (go-back-N, IBTA Vol 1
+     * §9.7.5.1.4): that WQE continues from the packet of that PSN (a READ is re-requested for its
+     * remaining bytes), and every later WQE starts over and gets its PSNs anew, in the same order.
+     */
     void rewind(long index, int fromPsn, int mtu) {
         next = index;
-        if (index == qp.sqTail()) {
-            psn = fromPsn;
-            return;
-        }
-        RxeSendWqe w = qp.sqEntry(index);
-        int k = Psn.diff(fromPsn, w.firstPsn);
-        if (w.opcode.isReadOrAtomic()) {
-            // a READ is re-requested for its remaining bytes, from the first missing response
-            w.wqeState = RxeSendWqe.SENDING;
-            psn = fromPsn;
-            return;
-        }
-        w.sentBytes = Math.min(w.length, (long) k * mtu);
-        w.wqeState = RxeSendWqe.SENDING;
         psn = fromPsn;
-        // later WQEs restart from their beginning
+        if (index == qp.sqTail()) {
+            return;
+        }
         for (long i = index + 1; i != qp.sqTail(); i++) {
             RxeSendWqe l = qp.sqEntry(i);
             if (l.wqeState == RxeSendWqe.SENT || l.wqeState == RxeSendWqe.SENDING) {
@@ -145,6 +137,14 @@ final class Requester {
                     rdAtomicInFlight--;
                 }
             }
+        }
+        RxeSendWqe w = qp.sqEntry(index);
+        if (w.wqeState == RxeSendWqe.POSTED || w.wqeState == RxeSendWqe.LOCAL_ERROR) {
+            return; // nothing of it was sent yet
+        }
+        w.wqeState = RxeSendWqe.SENDING;
+        if (!w.opcode.isReadOrAtomic()) {
+            w.sentBytes = Math.min(w.length, (long) Psn.diff(fromPsn, w.firstPsn) * mtu);
         }
     }
 

@@ -410,6 +410,7 @@ final class Responder {
 
     /** Class C / D errors: NAK the request and move the QP to ERR (IBTA Vol 1 §9.9.3.1.2). */
     private boolean nakAndError(int psn, int code, boolean reliable) {
+        if (Boolean.getBoolean("jrdma.debugNak")) { new Throwable("NAK " + code + " psn=" + psn + " epsn=" + epsn + " inSend=" + inSend + " inWrite=" + inWrite).printStackTrace(); }
         qp.counters().responderError();
         if (reliable) {
             flushAck();

@@ -58,6 +58,7 @@ public final class Aeth {
         return Be.u8(seg, off);
     }
 
+    /** Sets {@link #syndrome()} (masked to the field width). @return this */
     public Aeth syndrome(int v) {
         Be.u8(seg, off, v);
         return this;
@@ -68,6 +69,7 @@ public final class Aeth {
         return Be.u24(seg, off + 1);
     }
 
+    /** Sets {@link #msn()} (masked to the field width). @return this */
     public Aeth msn(int v) {
         Be.u24(seg, off + 1, v & 0xffffff);
         return this;

@@ -29,6 +29,7 @@ public final class AtomicAckEth {
         return Be.i64(seg, off);
     }
 
+    /** Sets {@link #origRemoteData()} (masked to the field width). @return this */
     public AtomicAckEth origRemoteData(long v) {
         Be.i64(seg, off, v);
         return this;

@@ -32,6 +32,7 @@ public final class AtomicEth {
         return Be.i64(seg, off);
     }
 
+    /** Sets {@link #va()} (masked to the field width). @return this */
     public AtomicEth va(long v) {
         Be.i64(seg, off, v);
         return this;
@@ -42,6 +43,7 @@ public final class AtomicEth {
         return Be.i32(seg, off + 8);
     }
 
+    /** Sets {@link #rkey()} (masked to the field width). @return this */
     public AtomicEth rkey(int v) {
         Be.i32(seg, off + 8, v);
         return this;
@@ -52,6 +54,7 @@ public final class AtomicEth {
         return Be.i64(seg, off + 12);
     }
 
+    /** Sets {@link #swapData()} (masked to the field width). @return this */
     public AtomicEth swapData(long v) {
         Be.i64(seg, off + 12, v);
         return this;
@@ -62,6 +65,7 @@ public final class AtomicEth {
         return Be.i64(seg, off + 20);
     }
 
+    /** Sets {@link #compareData()} (masked to the field width). @return this */
     public AtomicEth compareData(long v) {
         Be.i64(seg, off + 20, v);
         return this;

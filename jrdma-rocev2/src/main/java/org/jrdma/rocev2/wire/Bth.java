@@ -64,6 +64,7 @@ public final class Bth {
         return (Be.u8(seg, off + 1) & 0x80) != 0;
     }
 
+    /** Sets {@link #se()}. @return this */
     public Bth se(boolean v) {
         Be.bit(seg, off + 1, 0x80, v);
         return this;
@@ -74,6 +75,7 @@ public final class Bth {
         return (Be.u8(seg, off + 1) & 0x40) != 0;
     }
 
+    /** Sets {@link #migReq()}. @return this */
     public Bth migReq(boolean v) {
         Be.bit(seg, off + 1, 0x40, v);
         return this;
@@ -84,6 +86,7 @@ public final class Bth {
         return (Be.u8(seg, off + 1) >>> 4) & 0x3;
     }
 
+    /** Sets {@link #padCount()} (masked to the field width). @return this */
     public Bth padCount(int v) {
         int b = Be.u8(seg, off + 1);
         Be.u8(seg, off + 1, (b & ~0x30) | ((v & 0x3) << 4));
@@ -95,6 +98,7 @@ public final class Bth {
         return Be.u8(seg, off + 1) & 0xf;
     }
 
+    /** Sets {@link #tver()} (masked to the field width). @return this */
     public Bth tver(int v) {
         int b = Be.u8(seg, off + 1);
         Be.u8(seg, off + 1, (b & ~0x0f) | (v & 0xf));
@@ -106,6 +110,7 @@ public final class Bth {
         return Be.u16(seg, off + 2);
     }
 
+    /** Sets {@link #pkey()} (masked to the field width). @return this */
     public Bth pkey(int v) {
         Be.u16(seg, off + 2, v);
         return this;
@@ -116,6 +121,7 @@ public final class Bth {
         return (Be.u8(seg, off + 4) & 0x80) != 0;
     }
 
+    /** Sets {@link #fecn()}. @return this */
     public Bth fecn(boolean v) {
         Be.bit(seg, off + 4, 0x80, v);
         return this;
@@ -126,6 +132,7 @@ public final class Bth {
         return (Be.u8(seg, off + 4) & 0x40) != 0;
     }
 
+    /** Sets {@link #becn()}. @return this */
     public Bth becn(boolean v) {
         Be.bit(seg, off + 4, 0x40, v);
         return this;
@@ -141,6 +148,7 @@ public final class Bth {
         return Be.u24(seg, off + 5);
     }
 
+    /** Sets {@link #destQpn()} (masked to the field width). @return this */
     public Bth destQpn(int v) {
         Be.u24(seg, off + 5, v & 0xffffff);
         return this;
@@ -151,6 +159,7 @@ public final class Bth {
         return (Be.u8(seg, off + 8) & 0x80) != 0;
     }
 
+    /** Sets {@link #ackReq()}. @return this */
     public Bth ackReq(boolean v) {
         Be.bit(seg, off + 8, 0x80, v);
         return this;
@@ -166,6 +175,7 @@ public final class Bth {
         return Be.u24(seg, off + 9);
     }
 
+    /** Sets {@link #psn()} (masked to the field width). @return this */
     public Bth psn(int v) {
         Be.u24(seg, off + 9, v & 0xffffff);
         return this;

@@ -31,6 +31,7 @@ public final class Deth {
         return Be.i32(seg, off);
     }
 
+    /** Sets {@link #qkey()} (masked to the field width). @return this */
     public Deth qkey(int v) {
         Be.i32(seg, off, v);
         return this;
@@ -41,6 +42,7 @@ public final class Deth {
         return Be.u24(seg, off + 5);
     }
 
+    /** Sets {@link #srcQpn()} (masked to the field width). @return this */
     public Deth srcQpn(int v) {
         Be.u24(seg, off + 5, v & 0xffffff);
         return this;

@@ -25,6 +25,7 @@ public final class Ieth {
         return Be.i32(seg, off);
     }
 
+    /** Sets {@link #rkey()} (masked to the field width). @return this */
     public Ieth rkey(int v) {
         Be.i32(seg, off, v);
         return this;

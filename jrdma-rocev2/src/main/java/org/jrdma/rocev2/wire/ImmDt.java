@@ -26,6 +26,7 @@ public final class ImmDt {
         return Be.i32(seg, off);
     }
 
+    /** Sets {@link #immDt()} (masked to the field width). @return this */
     public ImmDt immDt(int v) {
         Be.i32(seg, off, v);
         return this;

@@ -49,6 +49,7 @@ public final class Mad {
         return Be.u8(seg, off);
     }
 
+    /** Sets {@link #baseVersion()} (masked to the field width). @return this */
     public Mad baseVersion(int v) {
         Be.u8(seg, off, v);
         return this;
@@ -59,6 +60,7 @@ public final class Mad {
         return Be.u8(seg, off + 1);
     }
 
+    /** Sets {@link #mgmtClass()} (masked to the field width). @return this */
     public Mad mgmtClass(int v) {
         Be.u8(seg, off + 1, v);
         return this;
@@ -69,6 +71,7 @@ public final class Mad {
         return Be.u8(seg, off + 2);
     }
 
+    /** Sets {@link #classVersion()} (masked to the field width). @return this */
     public Mad classVersion(int v) {
         Be.u8(seg, off + 2, v);
         return this;
@@ -79,6 +82,7 @@ public final class Mad {
         return Be.u8(seg, off + 3);
     }
 
+    /** Sets {@link #method()} (masked to the field width). @return this */
     public Mad method(int v) {
         Be.u8(seg, off + 3, v);
         return this;
@@ -89,6 +93,7 @@ public final class Mad {
         return Be.u16(seg, off + 4);
     }
 
+    /** Sets {@link #status()} (masked to the field width). @return this */
     public Mad status(int v) {
         Be.u16(seg, off + 4, v);
         return this;
@@ -99,6 +104,7 @@ public final class Mad {
         return Be.u16(seg, off + 6);
     }
 
+    /** Sets {@link #classSpecific()} (masked to the field width). @return this */
     public Mad classSpecific(int v) {
         Be.u16(seg, off + 6, v);
         return this;
@@ -109,6 +115,7 @@ public final class Mad {
         return Be.i64(seg, off + 8);
     }
 
+    /** Sets {@link #transactionId()} (masked to the field width). @return this */
     public Mad transactionId(long v) {
         Be.i64(seg, off + 8, v);
         return this;
@@ -119,6 +126,7 @@ public final class Mad {
         return Be.u16(seg, off + 16);
     }
 
+    /** Sets {@link #attributeId()} (masked to the field width). @return this */
     public Mad attributeId(int v) {
         Be.u16(seg, off + 16, v);
         return this;
@@ -129,6 +137,7 @@ public final class Mad {
         return Be.i32(seg, off + 20);
     }
 
+    /** Sets {@link #attributeModifier()} (masked to the field width). @return this */
     public Mad attributeModifier(int v) {
         Be.i32(seg, off + 20, v);
         return this;

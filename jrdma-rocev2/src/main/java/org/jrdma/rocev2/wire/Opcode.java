@@ -84,42 +84,79 @@ public final class Opcode {
     public static final int CNP_RESERVED_LENGTH = 16;
 
     // ---- opcodes, names as in rxe's ib_pack.h (IB_OPCODE_RC_SEND_FIRST ...) ----
+    /** 0x00: RC SEND First. */
     public static final int RC_SEND_FIRST = 0x00;
+    /** 0x01: RC SEND Middle. */
     public static final int RC_SEND_MIDDLE = 0x01;
+    /** 0x02: RC SEND Last. */
     public static final int RC_SEND_LAST = 0x02;
+    /** 0x03: RC SEND Last with Immediate. */
     public static final int RC_SEND_LAST_WITH_IMMEDIATE = 0x03;
+    /** 0x04: RC SEND Only. */
     public static final int RC_SEND_ONLY = 0x04;
+    /** 0x05: RC SEND Only with Immediate. */
     public static final int RC_SEND_ONLY_WITH_IMMEDIATE = 0x05;
+    /** 0x06: RC RDMA WRITE First. */
     public static final int RC_RDMA_WRITE_FIRST = 0x06;
+    /** 0x07: RC RDMA WRITE Middle. */
     public static final int RC_RDMA_WRITE_MIDDLE = 0x07;
+    /** 0x08: RC RDMA WRITE Last. */
     public static final int RC_RDMA_WRITE_LAST = 0x08;
+    /** 0x09: RC RDMA WRITE Last with Immediate. */
     public static final int RC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x09;
+    /** 0x0a: RC RDMA WRITE Only. */
     public static final int RC_RDMA_WRITE_ONLY = 0x0a;
+    /** 0x0b: RC RDMA WRITE Only with Immediate. */
     public static final int RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x0b;
+    /** 0x0c: RC RDMA READ Request. */
     public static final int RC_RDMA_READ_REQUEST = 0x0c;
+    /** 0x0d: RC RDMA READ response First. */
     public static final int RC_RDMA_READ_RESPONSE_FIRST = 0x0d;
+    /** 0x0e: RC RDMA READ response Middle. */
     public static final int RC_RDMA_READ_RESPONSE_MIDDLE = 0x0e;
+    /** 0x0f: RC RDMA READ response Last. */
     public static final int RC_RDMA_READ_RESPONSE_LAST = 0x0f;
+    /** 0x10: RC RDMA READ response Only. */
     public static final int RC_RDMA_READ_RESPONSE_ONLY = 0x10;
+    /** 0x11: RC Acknowledge. */
     public static final int RC_ACKNOWLEDGE = 0x11;
+    /** 0x12: RC ATOMIC Acknowledge. */
     public static final int RC_ATOMIC_ACKNOWLEDGE = 0x12;
+    /** 0x13: RC CmpSwap. */
     public static final int RC_COMPARE_SWAP = 0x13;
+    /** 0x14: RC FetchAdd. */
     public static final int RC_FETCH_ADD = 0x14;
+    /** 0x16: RC SEND Last with Invalidate. */
     public static final int RC_SEND_LAST_WITH_INVALIDATE = 0x16;
+    /** 0x17: RC SEND Only with Invalidate. */
     public static final int RC_SEND_ONLY_WITH_INVALIDATE = 0x17;
+    /** 0x20: UC SEND First. */
     public static final int UC_SEND_FIRST = 0x20;
+    /** 0x21: UC SEND Middle. */
     public static final int UC_SEND_MIDDLE = 0x21;
+    /** 0x22: UC SEND Last. */
     public static final int UC_SEND_LAST = 0x22;
+    /** 0x23: UC SEND Last with Immediate. */
     public static final int UC_SEND_LAST_WITH_IMMEDIATE = 0x23;
+    /** 0x24: UC SEND Only. */
     public static final int UC_SEND_ONLY = 0x24;
+    /** 0x25: UC SEND Only with Immediate. */
     public static final int UC_SEND_ONLY_WITH_IMMEDIATE = 0x25;
+    /** 0x26: UC RDMA WRITE First. */
     public static final int UC_RDMA_WRITE_FIRST = 0x26;
+    /** 0x27: UC RDMA WRITE Middle. */
     public static final int UC_RDMA_WRITE_MIDDLE = 0x27;
+    /** 0x28: UC RDMA WRITE Last. */
     public static final int UC_RDMA_WRITE_LAST = 0x28;
+    /** 0x29: UC RDMA WRITE Last with Immediate. */
     public static final int UC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x29;
+    /** 0x2a: UC RDMA WRITE Only. */
     public static final int UC_RDMA_WRITE_ONLY = 0x2a;
+    /** 0x2b: UC RDMA WRITE Only with Immediate. */
     public static final int UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x2b;
+    /** 0x64: UD SEND Only. */
     public static final int UD_SEND_ONLY = 0x64;
+    /** 0x65: UD SEND Only with Immediate. */
     public static final int UD_SEND_ONLY_WITH_IMMEDIATE = 0x65;
     /** Congestion Notification Packet (Annex A17.9.2). */
     public static final int CNP = 0x81;

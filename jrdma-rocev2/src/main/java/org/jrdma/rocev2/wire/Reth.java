@@ -31,6 +31,7 @@ public final class Reth {
         return Be.i64(seg, off);
     }
 
+    /** Sets {@link #va()} (masked to the field width). @return this */
     public Reth va(long v) {
         Be.i64(seg, off, v);
         return this;
@@ -41,6 +42,7 @@ public final class Reth {
         return Be.i32(seg, off + 8);
     }
 
+    /** Sets {@link #rkey()} (masked to the field width). @return this */
     public Reth rkey(int v) {
         Be.i32(seg, off + 8, v);
         return this;
@@ -51,6 +53,7 @@ public final class Reth {
         return Be.i32(seg, off + 12);
     }
 
+    /** Sets {@link #dmaLength()} (masked to the field width). @return this */
     public Reth dmaLength(int v) {
         Be.i32(seg, off + 12, v);
         return this;

@@ -1,0 +1,26 @@
+package org.jrdma.conformance;
+
+/**
+ * Optional parts of the verbs contract. A provider's {@link ProviderFixture#supports(Feature)}
+ * says which it has; tests of a missing feature are skipped (JUnit assumptions), never passed.
+ */
+public enum Feature {
+    /** ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD (IBTA Vol 1 §9.4.5; not on iWARP, RFC 5040 has none). */
+    ATOMICS,
+    /** SEND_WITH_IMM and RDMA_WRITE_WITH_IMM (IBTA ImmDt; not on iWARP). */
+    IMMEDIATE,
+    /** Unreliable connected QPs (IBTA Vol 1 §9.8.2; not on iWARP). */
+    UC,
+    /** Unreliable datagram QPs (IBTA Vol 1 §9.8.4): here only their modify state table. */
+    UD,
+    /** Inline send data ({@code IBV_SEND_INLINE}). */
+    INLINE,
+    /** Receiver-not-ready NAKs and rnr_retry (IBTA Vol 1 §9.7.5.2.8; iWARP has no RNR). */
+    RNR,
+    /** A settable path MTU of 256..4096 bytes ({@code IBV_QP_PATH_MTU}; iWARP segments by TCP MSS). */
+    PATH_MTU,
+    /** Solicited events and {@code ibv_req_notify_cq(cq, 1)}. */
+    SOLICITED_EVENTS,
+    /** The local ACK timeout and retry_cnt (IBTA Vol 1 §9.7.6.1.3); iWARP relies on TCP. */
+    ACK_TIMEOUT
+}

@@ -1,0 +1,2 @@
+/** Counters of a software RoCE v2 device, named as Linux rxe's hw_counters. */
+package org.jrdma.rocev2.stats;

@@ -1,0 +1,178 @@
+package org.jrdma.rocev2.transport;
+
+import java.util.SplittableRandom;
+import org.jrdma.rocev2.net.SockAddr;
+import org.jrdma.rocev2.wire.PacketBuffer;
+
+/**
+ * A seeded fault injector between the transport and the network: it drops, duplicates, reorders
+ * (holds a packet back and sends it after the next one) and corrupts (flips one bit) outgoing
+ * packets, each with its own probability. For tests and loss benchmarks; deterministic for a seed
+ * and a sequence of sends. Allocation-free.
+ *
+ * <p>Configured as {@code loss=0.01,dup=0.01,reorder=0.01,corrupt=0.01,seed=42} (any subset; rates
+ * are probabilities per packet in [0, 1]).
+ */
+public final class FaultShim implements PacketPort {
+    private final PacketPort inner;
+    private final double loss, dup, reorder, corrupt;
+    private final SplittableRandom random;
+    private final PacketBuffer held = PacketBuffer.allocate(RxeQp.MAX_PACKET);
+    private final SockAddr heldDst = new SockAddr();
+    private int heldLen;
+    private long dropped, duplicated, reordered, corrupted;
+
+    /** Wraps {@code inner} with the given per-packet probabilities. */
+    public FaultShim(PacketPort inner, double loss, double dup, double reorder, double corrupt, long seed) {
+        this.inner = inner;
+        this.loss = check(loss);
+        this.dup = check(dup);
+        this.reorder = check(reorder);
+        this.corrupt = check(corrupt);
+        this.random = new SplittableRandom(seed);
+    }
+
+    private static double check(double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException("fault rate " + p + " not in [0, 1]");
+        }
+        return p;
+    }
+
+    /**
+     * Wraps {@code inner} as {@code spec} says ({@code loss=0.01,dup=0,reorder=0,corrupt=0,seed=1}).
+     *
+     * @throws IllegalArgumentException naming a bad key or value
+     */
+    public static FaultShim parse(PacketPort inner, String spec) {
+        double l = 0, d = 0, r = 0, c = 0;
+        long seed = 1;
+        for (String kv : spec.split(",")) {
+            String e = kv.strip();
+            if (e.isEmpty()) {
+                continue;
+            }
+            int eq = e.indexOf('=');
+            if (eq < 0) {
+                throw new IllegalArgumentException("fault spec entry '" + e + "' is not key=value");
+            }
+            String k = e.substring(0, eq).strip();
+            String v = e.substring(eq + 1).strip();
+            try {
+                switch (k) {
+                    case "loss" -> l = Double.parseDouble(v);
+                    case "dup" -> d = Double.parseDouble(v);
+                    case "reorder" -> r = Double.parseDouble(v);
+                    case "corrupt" -> c = Double.parseDouble(v);
+                    case "seed" -> seed = Long.parseLong(v);
+                    default -> throw new IllegalArgumentException("unknown fault '" + k + "' (loss, dup, reorder, corrupt, seed)");
+                }
+            } catch (NumberFormatException ex) {
+                throw new IllegalArgumentException("bad value '" + v + "' for fault '" + k + "'");
+            }
+        }
+        return new FaultShim(inner, l, d, r, c, seed);
+    }
+
+    @Override
+    public synchronized boolean send(PacketBuffer buf, int len, SockAddr dst) {
+        if (random.nextDouble() < loss) {
+            dropped++;
+            return true; // lost on the wire: the sender does not know
+        }
+        if (random.nextDouble() < corrupt && len > 0) {
+            corrupted++;
+            int bit = random.nextInt(len * 8);
+            flip(buf, bit);
+            boolean ok = forward(buf, len, dst);
+            flip(buf, bit);
+            return ok;
+        }
+        if (heldLen == 0 && random.nextDouble() < reorder) {
+            reordered++;
+            java.lang.foreign.MemorySegment.copy(buf.seg, 0, held.seg, 0, len);
+            heldDst.copyFrom(dst);
+            heldLen = len;
+            return true;
+        }
+        boolean ok = forward(buf, len, dst);
+        if (random.nextDouble() < dup) {
+            duplicated++;
+            forward(buf, len, dst);
+        }
+        return ok;
+    }
+
+    private boolean forward(PacketBuffer buf, int len, SockAddr dst) {
+        boolean ok = inner.send(buf, len, dst);
+        if (heldLen != 0) {
+            int h = heldLen;
+            heldLen = 0;
+            inner.send(held, h, heldDst);
+        }
+        return ok;
+    }
+
+    private static void flip(PacketBuffer buf, int bit) {
+        int i = bit >>> 3;
+        byte b = buf.seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i);
+        buf.seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (b ^ (1 << (bit & 7))));
+    }
+
+    /** Sends a packet still held back for reordering (so nothing waits forever). */
+    public synchronized void release() {
+        if (heldLen != 0) {
+            int h = heldLen;
+            heldLen = 0;
+            inner.send(held, h, heldDst);
+        }
+    }
+
+    @Override
+    public int receive(PacketBuffer buf, SockAddr from) {
+        return inner.receive(buf, from);
+    }
+
+    @Override
+    public void awaitReadable(long timeoutNanos) {
+        release();
+        inner.awaitReadable(timeoutNanos);
+    }
+
+    @Override
+    public void wakeup() {
+        inner.wakeup();
+    }
+
+    @Override
+    public int localPort() {
+        return inner.localPort();
+    }
+
+    @Override
+    public void close() {
+        inner.close();
+    }
+
+    public synchronized long dropped() {
+        return dropped;
+    }
+
+    public synchronized long duplicated() {
+        return duplicated;
+    }
+
+    public synchronized long reordered() {
+        return reordered;
+    }
+
+    public synchronized long corrupted() {
+        return corrupted;
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "FaultShim[loss=" + loss + ", dup=" + dup + ", reorder=" + reorder + ", corrupt=" + corrupt + "; dropped="
+                + dropped + ", duplicated=" + duplicated + ", reordered=" + reordered + ", corrupted=" + corrupted + "]";
+    }
+}
