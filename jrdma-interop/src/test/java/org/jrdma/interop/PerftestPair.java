@@ -1,0 +1,194 @@
+package org.jrdma.interop;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One perftest run between two processes: the server is started, the client only once the
+ * server's TCP exchange port listens, both are bounded in time, and both outputs are kept in
+ * {@code target/interop/NAME.SIDE.txt}.
+ */
+final class PerftestPair {
+    /** Where a side runs and how to tell that its TCP port listens. */
+    interface Where {
+        /** A short name for file names and messages: g1, g2, host. */
+        String name();
+
+        boolean listening(int port) throws IOException, InterruptedException;
+    }
+
+    /** One side: where it runs, its command line and extra environment, and its time limit. */
+    record Side(Where where, List<String> command, Map<String, String> env, Duration limit) {
+    }
+
+    /**
+     * Both sides' exit codes and output; {@code serverReady} = the client was started;
+     * {@code rxeCounters} = the changes of the Linux side's rxe0 port counters during the run
+     * (non-zero ones only; empty when not taken).
+     */
+    record Result(String name, boolean serverReady, int serverRc, int clientRc, List<String> serverOut,
+            List<String> clientOut, Path serverFile, Path clientFile, Map<String, Long> rxeCounters,
+            Lab.Checked icrc) {
+    }
+
+    /** How long a server may take to listen (a JVM starting, or a guest under TCG). */
+    static final Duration SERVER_START = Duration.ofSeconds(60);
+    /** How long a server may run on once its client has completed. */
+    static final Duration SERVER_AFTER_CLIENT = Duration.ofSeconds(30);
+
+    private PerftestPair() {
+    }
+
+    /** The directory holding the outputs: {@code <module>/target/interop}. */
+    static Path outputDir() throws IOException {
+        Path dir = Path.of(System.getProperty("basedir", ".")).resolve("target").resolve("interop");
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    static Result run(String name, int port, Side server, Side client) throws IOException, InterruptedException {
+        return run(name, port, server, client, null, null);
+    }
+
+    /**
+     * As {@link #run(String, int, Side, Side)}, and: captures the RoCE v2 traffic on the lab
+     * bridge into {@code NAME.pcap} and checks every packet's ICRC with the lab's own checker
+     * (rxe drops a packet with a bad ICRC without a trace, so this is what tells); records how
+     * guest {@code counterGuest}'s rxe0 counters changed during the run (reported, not asserted:
+     * in the result, the summary line and {@code NAME.rxe-counters.txt}).
+     */
+    static Result run(String name, int port, Side server, Side client, Lab lab, String counterGuest)
+            throws IOException, InterruptedException {
+        Path dir = outputDir();
+        Map<String, Long> before = lab != null ? lab.rxeCounters(counterGuest) : Map.of();
+        Path pcap = dir.resolve(name + ".pcap");
+        Bounded capture = lab != null ? lab.startCapture(pcap, dir.resolve(name + ".dumpcap.txt")) : null;
+        Path sf = dir.resolve(name + ".server-" + server.where().name() + ".txt");
+        Path cf = dir.resolve(name + ".client-" + client.where().name() + ".txt");
+        Files.deleteIfExists(cf);
+        boolean ready = false;
+        int serverRc;
+        int clientRc = -1;
+        try (Bounded s = Bounded.start(server.command(), server.env(), sf)) {
+            long deadline = System.nanoTime() + SERVER_START.toNanos();
+            while (s.alive() && System.nanoTime() < deadline) {
+                if (server.where().listening(port)) {
+                    ready = true;
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            if (ready) {
+                clientRc = Bounded.run(client.command(), client.env(), cf, client.limit());
+                // a server whose client failed may wait for ever: give it a moment to report, no more
+                serverRc = s.await(clientRc == 0 ? SERVER_AFTER_CLIENT : Duration.ofSeconds(5));
+            } else {
+                serverRc = s.await(Duration.ofSeconds(s.alive() ? 1 : 10));
+            }
+        }
+        Lab.Checked icrc = null;
+        if (capture != null) {
+            Thread.sleep(500);
+            capture.close();
+            icrc = lab.checkIcrc(pcap);
+        }
+        Map<String, Long> delta = new java.util.TreeMap<>();
+        if (lab != null) {
+            Map<String, Long> after = lab.rxeCounters(counterGuest);
+            after.forEach((k, v) -> {
+                long d = v - before.getOrDefault(k, 0L);
+                if (d != 0 && !k.equals("lifespan")) {
+                    delta.put(k, d);
+                }
+            });
+            Files.writeString(dir.resolve(name + ".rxe-counters.txt"), counterGuest + " rxe0 hw_counters, change during the run:\n"
+                    + String.join("\n", delta.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList()) + "\n");
+        }
+        List<String> so = Files.readAllLines(sf);
+        List<String> co = Files.exists(cf) ? Files.readAllLines(cf) : List.of();
+        Result r = new Result(name, ready, serverRc, clientRc, so, co, sf, cf, delta, icrc);
+        System.out.println("interop: " + name + ": server " + server.where().name() + " rc " + serverRc
+                + ", client " + client.where().name() + " rc " + clientRc + (ready ? "" : " (server never listened)")
+                + (lab != null ? "; " + counterGuest + " rxe0 counters " + delta : "")
+                + (icrc != null && !icrc.lines().isEmpty() ? "; " + icrc.lines().getLast().replaceFirst("^.*/", "") : ""));
+        return r;
+    }
+
+    /**
+     * Both sides exited 0, printed a result row for {@code bytes} x {@code iterations}, and no
+     * line that reports an error. One failure per run, listing every problem found and then both
+     * sides' command lines and outputs.
+     */
+    static void assertBothCompleted(Result r, Side server, Side client, long bytes, long iterations) {
+        List<String> problems = new ArrayList<>();
+        if (!r.serverReady()) {
+            problems.add("server (" + server.where().name() + "): "
+                    + (r.serverRc() == Bounded.TIMED_OUT
+                            ? "not listening on its TCP port after " + SERVER_START.toSeconds() + " s; killed"
+                            : "exited with code " + r.serverRc() + " before listening on its TCP port")
+                    + "; client not started");
+        } else {
+            check(problems, "server", server, r.serverRc(), r.serverOut(), bytes, iterations,
+                    "killed: still running after its client ended");
+            check(problems, "client", client, r.clientRc(), r.clientOut(), bytes, iterations,
+                    "killed at its time limit of " + client.limit().toSeconds() + " s");
+        }
+        if (r.icrc() != null && r.icrc().rc() != 0) {
+            problems.add("ICRC check of the capture (tools/roce.py icrc, exit " + r.icrc().rc() + "): "
+                    + String.join(" | ", r.icrc().lines().size() > 12
+                            ? r.icrc().lines().subList(r.icrc().lines().size() - 12, r.icrc().lines().size())
+                            : r.icrc().lines()));
+        }
+        if (!problems.isEmpty()) {
+            StringBuilder m = new StringBuilder(r.name()).append(":\n");
+            for (String p : problems) {
+                m.append("  ").append(p).append('\n');
+            }
+            if (!r.rxeCounters().isEmpty()) {
+                m.append("  rxe0 counter changes: ").append(r.rxeCounters()).append('\n');
+            }
+            m.append(show("server", server, r.serverOut()));
+            if (r.serverReady()) {
+                m.append(show("client", client, r.clientOut()));
+            }
+            fail(m.append("----").toString());
+        }
+    }
+
+    private static void check(List<String> problems, String role, Side side, int rc, List<String> out, long bytes,
+            long iterations, String killed) {
+        List<String> p = new ArrayList<>();
+        if (rc != 0) {
+            p.add("exit code " + rc + (rc == Bounded.TIMED_OUT ? " (" + killed + ")" : ""));
+        }
+        PerftestOutput.Row row = PerftestOutput.resultRow(out);
+        if (row == null) {
+            p.add("no result row");
+        } else if (row.bytes() != bytes || row.iterations() != iterations) {
+            p.add("result row is for " + row.bytes() + " bytes x " + row.iterations() + " iterations, expected "
+                    + bytes + " x " + iterations + ": " + row.line().strip());
+        }
+        List<String> errors = PerftestOutput.errorLines(out);
+        if (!errors.isEmpty()) {
+            p.add("reported errors: " + String.join(" | ", errors.size() > 5 ? errors.subList(0, 5) : errors));
+        }
+        if (!p.isEmpty()) {
+            problems.add(role + " (" + side.where().name() + "): " + String.join("; ", p));
+        }
+    }
+
+    private static String show(String role, Side side, List<String> out) {
+        return "---- " + role + " on " + side.where().name() + ": " + String.join(" ", side.command())
+                + (side.env().isEmpty() ? "" : "   (env " + side.env() + ")") + "\n"
+                + (out.isEmpty() ? "(no output)\n" : "")
+                + String.join("\n", out.size() > 80 ? out.subList(out.size() - 80, out.size()) : out)
+                + (out.isEmpty() ? "" : "\n");
+    }
+}
