@@ -495,7 +495,7 @@ final class Runner {
                 postRecv((int) wc[i].wrId());
             }
             if (ne == 0) {
-                Thread.onSpinWait();
+                Thread.yield();
             }
         }
     }
@@ -535,8 +535,8 @@ final class Runner {
             if ((rcnt < iters || p.duration) && !(scnt < 1 && server)) {
                 rcnt++;
                 byte expect = (byte) rcnt;
-                while ((byte) BYTE.getAcquire(buf, pollOff) != expect) {
-                    Thread.onSpinWait();
+                for (int idle = 0; (byte) BYTE.getAcquire(buf, pollOff) != expect; idle++) {
+                    Spin.idle(idle);
                     if (p.duration) {
                         tick();
                         if (state == State.END) {
@@ -560,9 +560,9 @@ final class Runner {
             }
             if (ccnt < iters || p.duration) {
                 int ne;
-                do {
-                    ne = r.sendCq.poll(wc, 1);
-                } while (ne == 0);
+                for (int idle = 0; (ne = r.sendCq.poll(wc, 1)) == 0; idle++) {
+                    Spin.idle(idle);
+                }
                 if (wc[0].status() != WcStatus.SUCCESS) {
                     throw completionError(server ? "server" : "client", wc[0], scnt, ccnt);
                 }

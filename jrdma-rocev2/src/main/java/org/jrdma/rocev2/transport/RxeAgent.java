@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * also sends the coalesced ACKs at the end of each receive burst and runs the retransmission and
  * RNR timers.
  *
- * <p>Duty cycle: while packets arrive it busy-polls the socket; after {@link #SPIN_NANOS} without a
- * packet it yields, then blocks in poll(2) for at most {@link #TIMER_TICK_NANOS} (so that timers
- * still fire). A malformed or unexpected packet is dropped and counted in {@link Counters}; no
+ * <p>Duty cycle: while packets arrive it busy-polls the socket, yielding the core between empty polls
+ * (Thread.yield, so that an application thread spinning on the same core gets it at once); after
+ * {@link #SPIN_NANOS} without a packet ({@code -Djrdma.spinMicros}, default 200) it blocks in
+ * poll(2) for at most {@link #TIMER_TICK_NANOS} (so that timers still fire). A malformed or unexpected packet is dropped and counted in {@link Counters}; no
  * exception leaves the loop.
  *
  * <p>What the ICRC check covers: over IPv6, and over IPv4 with the raw port (which sees the real IP
@@ -244,7 +245,10 @@ public final class RxeAgent implements Runnable {
                 if (got > 0) {
                     lastPacket = now;
                 } else if (now - lastPacket < SPIN_NANOS) {
-                    Thread.onSpinWait();
+                    // busy-poll, but give the core away at once when another thread wants it: on a
+                    // machine with fewer cores than spinning threads (an application polling a CQ or
+                    // memory, the peer process) pure spinning costs a scheduler slice per hop
+                    Thread.yield();
                 } else {
                     port.awaitReadable(Math.max(1, nextTimerScan - now));
                 }
