@@ -120,8 +120,8 @@ final class Responder {
         int kind = op & 0x1F;
         boolean first = Opcode.has(op, Opcode.FIRST) || Opcode.has(op, Opcode.ONLY);
         boolean last = Opcode.has(op, Opcode.LAST) || Opcode.has(op, Opcode.ONLY);
-        if (!operationEnabled(kind)) {
-            return invalidRequest(psn, reliable);
+        if (!operationEnabled(kind) || payloadLen > qp.mtuBytes()) {
+            return invalidRequest(psn, reliable); // rxe: unsupported opcode / length error (class C)
         }
         switch (kind) {
             case 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x16, 0x17 -> { // SEND

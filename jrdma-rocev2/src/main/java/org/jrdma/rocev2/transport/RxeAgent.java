@@ -294,9 +294,14 @@ public final class RxeAgent implements Runnable {
             counters.drop(reason);
             return;
         }
-        counters.increment(Counters.RCVD_PKTS);
         bth.wrap(rx.seg, 0);
         int op = bth.opcode();
+        // P_Key table of one entry, the default 0xFFFF: the low 15 bits must match (IBTA Vol 1 §10.9.3)
+        if ((bth.pkey() & 0x7FFF) != 0x7FFF) {
+            counters.increment(Counters.RCVD_DROP_BAD_PKEY);
+            return;
+        }
+        counters.increment(Counters.RCVD_PKTS);
         int payloadLen = PacketValidator.payloadLength(rx, 0, n);
         org.jrdma.soft.SoftQp q = resources.qps.get(bth.destQpn());
         if (!(q instanceof RxeQp qp)) {
