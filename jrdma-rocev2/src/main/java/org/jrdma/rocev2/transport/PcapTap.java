@@ -20,9 +20,8 @@ import org.slf4j.LoggerFactory;
  * {@code -Djrdma.pcap=FILE} (one device) or {@code -Djrdma.pcap.NAME=FILE}. A write error stops
  * the capture (logged once); it never disturbs the traffic.
  */
-public final class PcapTap implements PacketPort {
+public final class PcapTap extends ForwardingPacketPort {
     private static final Logger LOG = LoggerFactory.getLogger(PcapTap.class);
-    private final PacketPort inner;
     private final PcapWriter writer;
     private final boolean ipv6;
     private final int ipv4;
@@ -32,7 +31,7 @@ public final class PcapTap implements PacketPort {
 
     /** Opens {@code file} and taps {@code inner}, a port of a device with the given address. */
     public PcapTap(PacketPort inner, Path file, boolean ipv6, int ipv4, long ipv6Hi, long ipv6Lo) throws IOException {
-        this.inner = inner;
+        super(inner);
         this.writer = PcapWriter.create(file);
         this.ipv6 = ipv6;
         this.ipv4 = ipv4;
@@ -96,36 +95,6 @@ public final class PcapTap implements PacketPort {
         synchronized (writer) {
             return writer.framesWritten();
         }
-    }
-
-    @Override
-    public int sourcePort(int requested) {
-        return inner.sourcePort(requested);
-    }
-
-    @Override
-    public int nextIpv4Id() {
-        return inner.nextIpv4Id();
-    }
-
-    @Override
-    public boolean writesIpHeader() {
-        return inner.writesIpHeader();
-    }
-
-    @Override
-    public long lastIpv4IdAndFlags() {
-        return inner.lastIpv4IdAndFlags();
-    }
-
-    @Override
-    public void awaitReadable(long timeoutNanos) {
-        inner.awaitReadable(timeoutNanos);
-    }
-
-    @Override
-    public void wakeup() {
-        inner.wakeup();
     }
 
     @Override

@@ -66,6 +66,10 @@ final class Responder {
     private long writeOffset;
     private long writeRemaining;
     private int writeLength;
+    // the RETH last resolved by resolveReth
+    private SoftMr rethMr;
+    private long rethOffset;
+    private long rethLength;
     // coalesced ACK
     boolean ackPending;
     private int ackPsn;
@@ -164,24 +168,15 @@ final class Responder {
                     return false;
                 }
                 if (first) {
-                    reth.wrap(pkt, Opcode.offset(op, Opcode.RETH));
-                    long va = reth.va();
-                    int rkey = reth.rkey();
-                    long len = reth.dmaLength() & 0xFFFFFFFFL;
-                    SoftMr mr = null;
-                    long off = 0;
-                    if (len != 0) {
-                        mr = qp.remoteMr(rkey, AccessFlags.REMOTE_WRITE);
-                        off = mr == null ? -1 : mr.offsetOf(va, len);
-                        if (off < 0) {
-                            return remoteAccessError(psn, reliable);
-                        }
+                    if (!resolveReth(pkt, op, AccessFlags.REMOTE_WRITE)) {
+                        return remoteAccessError(psn, reliable);
                     }
+                    long len = rethLength;
                     if (payloadLen > len || (last && payloadLen != len)) {
                         return invalidRequest(psn, reliable);
                     }
-                    writeMr = mr;
-                    writeOffset = off;
+                    writeMr = rethMr;
+                    writeOffset = rethOffset;
                     writeRemaining = len;
                     writeLength = (int) len;
                     inWrite = true;
@@ -269,20 +264,32 @@ final class Responder {
         BYTE_HANDLE.setRelease(dst, to + len - 1, b);
     }
 
-    private boolean read(int psn, MemorySegment pkt, int op) {
+    /**
+     * Checks the RETH of a packet against the QP's memory: the rkey names a valid region of the
+     * QP's PD that grants {@code access} and holds [va, va + DMA length). A DMA length of 0 needs
+     * no valid rkey (IBTA Vol 1 §9.7.4.1.5). On success the region, the offset of va in it and the
+     * length are in {@link #rethMr}, {@link #rethOffset}, {@link #rethLength}.
+     */
+    private boolean resolveReth(MemorySegment pkt, int op, int access) {
         reth.wrap(pkt, Opcode.offset(op, Opcode.RETH));
-        long va = reth.va();
-        int rkey = reth.rkey();
-        long len = reth.dmaLength() & 0xFFFFFFFFL;
-        SoftMr mr = null;
-        long off = 0;
-        if (len != 0) {
-            mr = qp.remoteMr(rkey, AccessFlags.REMOTE_READ);
-            off = mr == null ? -1 : mr.offsetOf(va, len);
-            if (off < 0) {
-                return remoteAccessError(psn, true);
-            }
+        rethLength = reth.dmaLength() & 0xFFFFFFFFL;
+        rethMr = null;
+        rethOffset = 0;
+        if (rethLength == 0) {
+            return true;
         }
+        rethMr = qp.remoteMr(reth.rkey(), access);
+        rethOffset = rethMr == null ? -1 : rethMr.offsetOf(reth.va(), rethLength);
+        return rethOffset >= 0;
+    }
+
+    private boolean read(int psn, MemorySegment pkt, int op) {
+        if (!resolveReth(pkt, op, AccessFlags.REMOTE_READ)) {
+            return remoteAccessError(psn, true);
+        }
+        SoftMr mr = rethMr;
+        long off = rethOffset;
+        long len = rethLength;
         int mtu = qp.mtuBytes();
         int packets = (int) Math.max(1, (len + mtu - 1) / mtu);
         boolean duplicate = Psn.diff(psn, epsn) < 0;
