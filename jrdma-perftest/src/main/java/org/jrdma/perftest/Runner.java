@@ -536,6 +536,9 @@ final class Runner {
                 rcnt++;
                 byte expect = (byte) rcnt;
                 for (int idle = 0; (byte) BYTE.getAcquire(buf, pollOff) != expect; idle++) {
+                    // polling the (empty-handed) send CQ lets this thread receive the peer's WRITE
+                    // itself (the provider makes progress in poll) instead of waiting for the I/O thread
+                    r.sendCq.poll(wc, 0);
                     Spin.idle(idle);
                     if (p.duration) {
                         tick();

@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * also sends the coalesced ACKs at the end of each receive burst and runs the retransmission and
  * RNR timers.
  *
+ * <p>Application threads that poll an empty CQ receive in their own thread ({@link #progress()});
+ * while they do, the I/O thread only runs the timers, so a busy-polling application does not share
+ * its core with the device's thread.
+ *
  * <p>Duty cycle: while packets arrive it busy-polls the socket, yielding the core between empty polls
  * (Thread.yield, so that an application thread spinning on the same core gets it at once); after
  * {@link #SPIN_NANOS} without a packet ({@code -Djrdma.spinMicros}, default 200) it blocks in
@@ -68,6 +72,14 @@ public final class RxeAgent implements Runnable {
     private RxeQp[] ackList = new RxeQp[16];
     private int ackCount;
     private volatile boolean running;
+    /** Held by whichever thread receives: the I/O thread, or an application thread in {@link #progress()}. */
+    private final java.util.concurrent.locks.ReentrantLock rxLock = new java.util.concurrent.locks.ReentrantLock();
+    /** When an application thread last received in {@link #progress()} (System.nanoTime). */
+    private volatile long lastExternalProgress = Long.MIN_VALUE / 2;
+    /** Whether polling threads receive ({@code -Djrdma.pollProgress=false} leaves it all to the I/O thread). */
+    static final boolean POLL_PROGRESS = !"false".equals(System.getProperty("jrdma.pollProgress"));
+    /** While application threads received within this time, the I/O thread leaves receiving to them. */
+    static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
     private Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
@@ -210,7 +222,7 @@ public final class RxeAgent implements Runnable {
         }
     }
 
-    /** Called by a responder (I/O thread) with an ACK to send at the end of the burst. */
+    /** Called by a responder (receiving thread, under rxLock) with an ACK to send at the end of the burst. */
     void scheduleAck(RxeQp qp) {
         if (ackCount == ackList.length) {
             ackList = Arrays.copyOf(ackList, ackList.length * 2);
@@ -218,26 +230,70 @@ public final class RxeAgent implements Runnable {
         ackList[ackCount++] = qp;
     }
 
+    /**
+     * Receives and processes one burst in the calling thread, if no other thread is receiving
+     * (lock-free try). Called by application threads that poll an empty CQ: while they do, they are
+     * the device's receive path and the I/O thread steps back (it only runs timers), so that a
+     * busy-polling application and its device do not compete for a core.
+     */
+    public void progress() {
+        if (POLL_PROGRESS && rxLock.tryLock()) {
+            try {
+                lastExternalProgress = System.nanoTime();
+                receiveBurst();
+            } catch (Throwable t) {
+                onLoopError(t);
+            } finally {
+                rxLock.unlock();
+            }
+        }
+    }
+
+    /** Receives up to a burst of packets, handles them, then sends the coalesced ACKs. Holds rxLock. */
+    private int receiveBurst() {
+        int got = 0;
+        try {
+            for (; got < BURST; got++) {
+                int n = port.receive(rx, from);
+                if (n == 0) {
+                    break;
+                }
+                if (n < 0) {
+                    counters.drop(DropReason.BAD_LENGTH);
+                    continue;
+                }
+                onPacket(n);
+            }
+        } finally {
+            flushAcks();
+        }
+        return got;
+    }
+
     @Override
     public void run() {
         long lastPacket = System.nanoTime();
         long nextTimerScan = lastPacket + TIMER_TICK_NANOS;
         while (running) {
-            int got = 0;
             try {
-                for (; got < BURST; got++) {
-                    int n = port.receive(rx, from);
-                    if (n == 0) {
-                        break;
-                    }
-                    if (n < 0) {
-                        counters.drop(DropReason.BAD_LENGTH);
-                        continue;
-                    }
-                    onPacket(n);
-                }
-                flushAcks();
                 long now = System.nanoTime();
+                if (now - lastExternalProgress < EXTERNAL_PROGRESS_NANOS) {
+                    // an application thread is polling and receiving: only keep the timers going
+                    if (now - nextTimerScan >= 0) {
+                        scanTimers(now);
+                        nextTimerScan = now + TIMER_TICK_NANOS;
+                    }
+                    LockSupport.parkNanos(EXTERNAL_PROGRESS_NANOS / 4);
+                    continue;
+                }
+                int got;
+                rxLock.lock();
+                try {
+                    got = receiveBurst();
+                } finally {
+                    rxLock.unlock();
+                }
+                now = System.nanoTime();
                 if (now - nextTimerScan >= 0) {
                     scanTimers(now);
                     nextTimerScan = now + TIMER_TICK_NANOS;
@@ -253,14 +309,17 @@ public final class RxeAgent implements Runnable {
                     port.awaitReadable(Math.max(1, nextTimerScan - now));
                 }
             } catch (Throwable t) {
-                counters.increment(Counters.RCVD_DROP_INTERNAL);
-                ackCount = 0;
-                LOG.debug("{}: error in the I/O loop (packet dropped)", name, t);
-                if (t instanceof Error && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
-                    LOG.error("{}: fatal error in the I/O loop", name, t);
-                    LockSupport.parkNanos(1_000_000);
-                }
+                onLoopError(t);
             }
+        }
+    }
+
+    private void onLoopError(Throwable t) {
+        counters.increment(Counters.RCVD_DROP_INTERNAL);
+        LOG.debug("{}: error in the I/O loop (packet dropped)", name, t);
+        if (t instanceof Error && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
+            LOG.error("{}: fatal error in the I/O loop", name, t);
+            LockSupport.parkNanos(1_000_000);
         }
     }
 
@@ -268,7 +327,11 @@ public final class RxeAgent implements Runnable {
         for (int i = 0; i < ackCount; i++) {
             RxeQp qp = ackList[i];
             ackList[i] = null;
-            qp.flushAck();
+            try {
+                qp.flushAck();
+            } catch (RuntimeException e) {
+                onLoopError(e);
+            }
         }
         ackCount = 0;
     }
