@@ -27,7 +27,11 @@ final class Completer {
 
     /** The PSN after the last one acknowledged: the base of the requester's window. */
     private int ackedPsn;
-    /** Retries left after timeouts and sequence NAKs (retry_cnt; 7 = infinite, as rxe). */
+    /**
+     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..7 (IBTA Vol 1 §9.7.6.1.3; 7 is a
+     * count like any other — unlike rdma_rxe, which treats 7 as infinite, so that a vanished peer ends
+     * in RETRY_EXC_ERR as it does on hardware).
+     */
     int retriesLeft;
     /** Retries left after RNR NAKs (rnr_retry; 7 = infinite). */
     int rnrRetriesLeft;
@@ -258,9 +262,7 @@ final class Completer {
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
-        if (qp.retryCnt() != 7) {
-            retriesLeft--;
-        }
+        retriesLeft--;
         retransmits++;
         rewindTo(psn);
         qp.requester.run();
