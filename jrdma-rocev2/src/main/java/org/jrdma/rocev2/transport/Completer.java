@@ -221,6 +221,7 @@ final class Completer {
         switch (code) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
                 seqNaks++;
+                qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
                 retry(psn);
             }
             case Aeth.NAK_INVALID_REQUEST -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
@@ -232,11 +233,13 @@ final class Completer {
 
     private void onRnrNak(int psn, int timerCode) {
         rnrNaks++;
+        qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
         retireInOrder(Psn.add(psn, -1), false);
         if (qp.sqHead() == qp.requester.next && qp.sqHead() == qp.sqTail()) {
             return;
         }
         if (rnrRetriesLeft == 0) {
+            qp.counters().incrementAtomic(Counters.RETRY_RNR_EXCEEDED_ERR);
             failHead(WcStatus.RNR_RETRY_EXC_ERR, 0x20 | timerCode);
             return;
         }
@@ -259,11 +262,13 @@ final class Completer {
     /** Go-back-N from {@code psn}; counts against retry_cnt. */
     private void retry(int psn) {
         if (retriesLeft == 0) {
+            qp.counters().incrementAtomic(Counters.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
         retriesLeft--;
         retransmits++;
+        qp.counters().incrementAtomic(Counters.RETRANSMITS);
         rewindTo(psn);
         qp.requester.run();
         armTimer();
@@ -328,6 +333,7 @@ final class Completer {
         }
         if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
             timeouts++;
+            qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
             if (qp.sqHead() == qp.requester.next && !anyOutstanding()) {
                 retransmitDeadline = 0;
                 return;
