@@ -39,6 +39,8 @@ final class Completer {
     long retransmitDeadline;
     /** End of an RNR wait, ns, 0 when none. */
     long rnrDeadline;
+    /** The first missing READ response PSN a retry was already started for (-1: none). */
+    private int outOfSeqRetryPsn = -1;
     /** Statistics. */
     long retransmits, timeouts, seqNaks, rnrNaks;
 
@@ -164,7 +166,13 @@ final class Completer {
         int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
         if (psn != expected) {
             qp.counters().increment(Counters.RCVD_DROP_OUT_OF_SEQ_RESPONSE);
-            return; // a gap: the timer (or the next response) sorts it out
+            if (Psn.diff(psn, expected) > 0 && expected != outOfSeqRetryPsn) {
+                // a response is missing: ask again from it at once rather than wait for the timer
+                // (IBTA Vol 1 §9.7.5.1.2; rxe retries on an out-of-sequence response too), once per gap
+                outOfSeqRetryPsn = expected;
+                retry(expected);
+            }
+            return;
         }
         boolean last = op == Opcode.RC_RDMA_READ_RESPONSE_LAST || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
         long remaining = w.length - w.readBytes;

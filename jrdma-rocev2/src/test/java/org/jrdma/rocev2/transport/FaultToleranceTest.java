@@ -51,8 +51,9 @@ class FaultToleranceTest {
             QpInitAttr ib = new QpInitAttr().sendCq(qb).recvCq(rqb).qpType(QpType.RC);
             ib.cap().maxSendWr(16).maxRecvWr(WINDOW * 2).maxSendSge(1).maxRecvSge(1);
             QueuePair a = pa.createQp(ia), b = pb.createQp(ib);
-            connect(a, b, cb.queryGid(1, 0), 5, 9);
-            connect(b, a, ca.queryGid(1, 0), 9, 5);
+            // a short ACK timeout (exponent 10: 4.2 ms) keeps tail-loss recovery quick
+            connect(a, b, cb.queryGid(1, 0), 5, 9, 10);
+            connect(b, a, ca.queryGid(1, 0), 9, 5, 10);
             int all = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
             MemorySegment src = arena.allocate((long) SLOTS * SLOT, 4096);
             MemorySegment dstB = arena.allocate((long) SLOTS * SLOT, 4096);
@@ -237,7 +238,12 @@ class FaultToleranceTest {
         return true;
     }
 
+    /** Connects with perftest's ACK timeout (exponent 14: 67 ms) and retry_cnt 7. */
     static void connect(QueuePair q, QueuePair peer, Gid peerGid, int sq, int rq) {
+        connect(q, peer, peerGid, sq, rq, 14);
+    }
+
+    static void connect(QueuePair q, QueuePair peer, Gid peerGid, int sq, int rq, int timeout) {
         int all = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
         q.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(all),
                 QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
@@ -246,7 +252,7 @@ class FaultToleranceTest {
         rtr.ahAttr().isGlobal(true).portNum(1).grh().dgid(peerGid);
         q.modify(rtr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN
                 | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        q.modify(new QpAttr().qpState(QpState.RTS).sqPsn(sq).timeout(8).retryCnt(7).rnrRetry(7).maxRdAtomic(16),
+        q.modify(new QpAttr().qpState(QpState.RTS).sqPsn(sq).timeout(timeout).retryCnt(7).rnrRetry(7).maxRdAtomic(16),
                 QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY
                         | QpAttrMask.MAX_QP_RD_ATOMIC);
     }

@@ -116,7 +116,8 @@ class SteadyStateAllocationTest {
                 }
             }
             if (wc[0].status() != expected) {
-                throw new AssertionError(wc[0].toString());
+                throw new AssertionError(wc[0] + "; requester " + ((org.jrdma.rocev2.RxeContext) qpa.pd().context()).counters()
+                        + "; responder " + ((org.jrdma.rocev2.RxeContext) qpb.pd().context()).counters());
             }
         }
     }
