@@ -39,8 +39,12 @@ final class Completer {
     long retransmitDeadline;
     /** End of an RNR wait, ns, 0 when none. */
     long rnrDeadline;
-    /** The first missing READ response PSN a retry was already started for (-1: none). */
-    private int outOfSeqRetryPsn = -1;
+    /**
+     * A retry started by a NAK or an out-of-sequence response is under way: further NAKs and gaps
+     * (caused by packets that were in flight before the rewind) start no new one until something
+     * makes progress; a timeout always does (rxe: {@code comp.started_retry}).
+     */
+    private boolean startedRetry;
     /** Statistics. */
     long retransmits, timeouts, seqNaks, rnrNaks;
 
@@ -50,6 +54,7 @@ final class Completer {
 
     void reset(int sqPsn) {
         ackedPsn = sqPsn;
+        startedRetry = false;
         retriesLeft = qp.retryCnt();
         rnrRetriesLeft = qp.rnrRetry();
         retransmitDeadline = 0;
@@ -102,8 +107,10 @@ final class Completer {
             qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE); // acknowledges something never sent, or very old
             return;
         }
+        int base = ackedPsn;
+        long head = qp.sqHead();
         retireInOrder(psn, false);
-        progressed();
+        progressed(ackedPsn != base || qp.sqHead() != head);
     }
 
     /** Completes, in order, every WQE whose last PSN is at or before {@code psn} (not READ/atomic ones). */
@@ -166,11 +173,10 @@ final class Completer {
         int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
         if (psn != expected) {
             qp.counters().increment(Counters.RCVD_DROP_OUT_OF_SEQ_RESPONSE);
-            if (Psn.diff(psn, expected) > 0 && expected != outOfSeqRetryPsn) {
+            if (Psn.diff(psn, expected) > 0) {
                 // a response is missing: ask again from it at once rather than wait for the timer
-                // (IBTA Vol 1 §9.7.5.1.2; rxe retries on an out-of-sequence response too), once per gap
-                outOfSeqRetryPsn = expected;
-                retry(expected);
+                // (IBTA Vol 1 §9.7.5.1.2; rxe retries on an out-of-sequence response too)
+                retry(expected, false);
             }
             return;
         }
@@ -181,6 +187,7 @@ final class Completer {
             return;
         }
         qp.scatterToWqe(w, w.readBytes, pkt, payloadOff, payloadLen);
+        resetRetries();
         w.readBytes += payloadLen;
         advanceBase(Psn.add(psn, 1));
         if (last) {
@@ -188,7 +195,7 @@ final class Completer {
             qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
             retireInOrder(psn, false);
         }
-        progressed();
+        progressed(true);
     }
 
     private void onAtomicAck(int psn, MemorySegment pkt, int op) {
@@ -199,10 +206,11 @@ final class Completer {
         }
         long orig = atomicAck.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ACK_ETH)).origRemoteData();
         qp.writeAtomicResult(w, orig);
+        resetRetries();
         qp.requester.rdAtomicInFlight--;
         qp.retireSendHead(WcStatus.SUCCESS, 8, 0);
         retireInOrder(psn, false);
-        progressed();
+        progressed(true);
     }
 
     /**
@@ -224,13 +232,17 @@ final class Completer {
     }
 
     private void onNak(int psn, int code) {
-        // every request before the NAKed PSN is implicitly acknowledged (IBTA Vol 1 §9.7.5.1.4)
+        // every request before the NAKed PSN is implicitly acknowledged (IBTA Vol 1 §9.7.5.1.4); when
+        // that moves the window, the requester made progress and its retry counter starts over
+        if (Psn.diff(psn, ackedPsn) > 0) {
+            resetRetries();
+        }
         retireInOrder(Psn.add(psn, -1), false);
         switch (code) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
                 seqNaks++;
                 qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
-                retry(psn);
+                retry(psn, false);
             }
             case Aeth.NAK_INVALID_REQUEST -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
             case Aeth.NAK_REMOTE_ACCESS_ERROR -> failHead(WcStatus.REM_ACCESS_ERR, 0x60 | code);
@@ -267,19 +279,32 @@ final class Completer {
         qp.enterErrorState();
     }
 
-    /** Go-back-N from {@code psn}; counts against retry_cnt. */
-    private void retry(int psn) {
+    /**
+     * Go-back-N from {@code psn}; counts against retry_cnt. A NAK or a response gap starts a retry
+     * only when none is under way ({@link #startedRetry}); a timeout always does.
+     */
+    private void retry(int psn, boolean timeout) {
+        if (startedRetry && !timeout) {
+            return;
+        }
         if (retriesLeft == 0) {
             qp.counters().incrementAtomic(Counters.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
         retriesLeft--;
+        startedRetry = true;
         retransmits++;
         qp.counters().incrementAtomic(Counters.RETRANSMITS);
         rewindTo(psn);
         qp.requester.run();
         armTimer();
+    }
+
+    /** Forward progress: retry_cnt starts over and a new retry may start. */
+    private void resetRetries() {
+        retriesLeft = qp.retryCnt();
+        startedRetry = false;
     }
 
     private void rewindTo(int psn) {
@@ -308,9 +333,11 @@ final class Completer {
         qp.requester.rewind(i, from, qp.mtuBytes());
     }
 
-    /** Something was acknowledged: retries start over and the timer restarts. */
-    private void progressed() {
-        retriesLeft = qp.retryCnt();
+    /** A response was handled: with {@code advanced} retries start over; the timer restarts and the requester goes on. */
+    private void progressed(boolean advanced) {
+        if (advanced) {
+            resetRetries();
+        }
         armTimer();
         qp.requester.run();
     }
@@ -346,7 +373,7 @@ final class Completer {
                 retransmitDeadline = 0;
                 return;
             }
-            retry(ackedPsn);
+            retry(ackedPsn, true);
         }
     }
 

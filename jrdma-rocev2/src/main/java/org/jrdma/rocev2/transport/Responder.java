@@ -33,6 +33,7 @@ import org.jrdma.verbs.WcStatus;
  * <p>Runs under the QP lock in the device's I/O thread.
  */
 final class Responder {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Responder.class);
     private static final VarHandle LONG_HANDLE = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle BYTE_HANDLE = ValueLayout.JAVA_BYTE.varHandle();
     /** AETH syndrome of an ACK with no end-to-end credits advertised ("unlimited", 0b11111), as rxe sends. */
@@ -443,6 +444,10 @@ final class Responder {
     /** Class C / D errors: NAK the request and move the QP to ERR (IBTA Vol 1 §9.9.3.1.2). */
     private boolean nakAndError(int psn, int code, boolean reliable) {
         qp.counters().increment(Counters.RESP_NAK_ERR);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("QP 0x{}: NAK code {} for PSN {} (ePSN {}, in SEND {}, in WRITE {})", Integer.toHexString(qp.qpNum()),
+                    code, psn, epsn, inSend, inWrite, new Throwable("where"));
+        }
         if (reliable) {
             flushAck();
             sendAck(psn, 0x60 | code);

@@ -70,7 +70,8 @@ public final class RxeAgent implements Runnable {
 
     private volatile RxeQp[] qps = new RxeQp[0];
     private RxeQp[] ackList = new RxeQp[16];
-    private int ackCount;
+    /** ACKs waiting to be sent (written under rxLock; read without it as a hint). */
+    private volatile int ackCount;
     private volatile boolean running;
     /** Held by whichever thread receives: the I/O thread, or an application thread in {@link #progress()}. */
     private final java.util.concurrent.locks.ReentrantLock rxLock = new java.util.concurrent.locks.ReentrantLock();
@@ -78,6 +79,8 @@ public final class RxeAgent implements Runnable {
     private volatile long lastExternalProgress = Long.MIN_VALUE / 2;
     /** Whether polling threads receive ({@code -Djrdma.pollProgress=false} leaves it all to the I/O thread). */
     static final boolean POLL_PROGRESS = !"false".equals(System.getProperty("jrdma.pollProgress"));
+    /** Whether a polling thread defers its ACKs until after its next post ({@code -Djrdma.deferAcks}). */
+    static final boolean DEFER_ACKS = !"false".equals(System.getProperty("jrdma.deferAcks"));
     /** While application threads received within this time, the I/O thread leaves receiving to them. */
     static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
     private Thread thread;
@@ -240,7 +243,8 @@ public final class RxeAgent implements Runnable {
         if (POLL_PROGRESS && rxLock.tryLock()) {
             try {
                 lastExternalProgress = System.nanoTime();
-                receiveBurst();
+                flushAcks(); // what an earlier call deferred
+                receiveBurst(!DEFER_ACKS);
             } catch (Throwable t) {
                 onLoopError(t);
             } finally {
@@ -249,8 +253,28 @@ public final class RxeAgent implements Runnable {
         }
     }
 
-    /** Receives up to a burst of packets, handles them, then sends the coalesced ACKs. Holds rxLock. */
-    private int receiveBurst() {
+    /**
+     * Sends the ACKs a polling thread deferred, if no thread is receiving right now (then that one
+     * sends them). Called after a post: the application's reply (typically a WRITE or SEND that the
+     * received message asked for) leaves before the ACK of the received message, which takes a
+     * system call off the request-to-reply path.
+     */
+    public void flushDeferredAcks() {
+        if (ackCount != 0 && rxLock.tryLock()) {
+            try {
+                flushAcks();
+            } finally {
+                rxLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Receives up to a burst of packets and handles them, then sends the coalesced ACKs, or leaves
+     * them (when {@code flush} is false) for {@link #flushDeferredAcks()}, the next poll or the I/O
+     * thread (within {@link #EXTERNAL_PROGRESS_NANOS}/4). Holds rxLock.
+     */
+    private int receiveBurst(boolean flush) {
         int got = 0;
         try {
             for (; got < BURST; got++) {
@@ -265,7 +289,9 @@ public final class RxeAgent implements Runnable {
                 onPacket(n);
             }
         } finally {
-            flushAcks();
+            if (flush || got == BURST) {
+                flushAcks();
+            }
         }
         return got;
     }
@@ -283,13 +309,14 @@ public final class RxeAgent implements Runnable {
                         scanTimers(now);
                         nextTimerScan = now + TIMER_TICK_NANOS;
                     }
+                    flushDeferredAcks();
                     LockSupport.parkNanos(EXTERNAL_PROGRESS_NANOS / 4);
                     continue;
                 }
                 int got;
                 rxLock.lock();
                 try {
-                    got = receiveBurst();
+                    got = receiveBurst(true);
                 } finally {
                     rxLock.unlock();
                 }

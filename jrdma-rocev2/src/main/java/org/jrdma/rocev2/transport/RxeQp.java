@@ -148,6 +148,12 @@ public final class RxeQp extends SoftQp {
         }
     }
 
+    /** A thread that received in poll deferred its ACKs so that its reply could go first: send them now. */
+    @Override
+    protected void afterSendPosted() {
+        agent.flushDeferredAcks();
+    }
+
     @Override
     protected void onRecvPosted() {
     }
