@@ -515,7 +515,9 @@ final class Runner {
     void runIterLatWrite() {
         MemorySegment buf = r.buf;
         long postOff = p.size - 1;
-        long pollOff = p.numQps * Resources.buffSizeOf(p.size, p.cycleBuffer) + p.size - 1;
+        // the last byte of the peer's WRITE, at the address this side advertised (sized for the largest
+        // message of a sweep), not at an offset recomputed from the current size
+        long pollOff = r.recvOffset[0] + p.size - 1;
         SendWr w = wr[0];
         sge[0].addr(r.buf.address()).length((int) p.size);
         int flags = SendFlags.SIGNALED;
@@ -686,6 +688,16 @@ final class Runner {
                 }
             }
         }
+    }
+
+    /** The statistics of the last latency run (not a duration run). */
+    LatencyStats.Result latencyResult() {
+        return LatencyStats.compute(tposted, (int) p.iters, p.rttFactor());
+    }
+
+    /** t_avg of the last duration latency run, µs. */
+    double durationTavg() {
+        return LatencyStats.duration(tcompleted[0] - tposted[0], durationIters, p.rttFactor())[0];
     }
 
     /** The latency row of the last run. */
