@@ -261,9 +261,11 @@ final class Runner {
                 outstanding++;
             }
             first.sendFlags(saved);
-            while (outstanding > 0) {
+            for (int idle = 0; outstanding > 0; ) {
                 int ne = r.sendCq.poll(wc, 1);
-                if (ne > 0) {
+                if (ne == 0) {
+                    Spin.idle(idle++);
+                } else {
                     if (wc[0].status() != WcStatus.SUCCESS) {
                         throw completionError("client (warm up)", wc[0], session, 0);
                     }
@@ -299,6 +301,7 @@ final class Runner {
         if (!p.duration && p.noPeak) {
             tposted[0] = System.nanoTime();
         }
+        int idleRounds = 0;
         while (totscnt < totIters || totccnt < totIters || (p.duration && state != State.END)) {
             for (int q = 0; q < numQps; q++) {
                 SendWr w = wr[q * p.postList];
@@ -336,6 +339,11 @@ final class Runner {
                     awaitEvent(r.sendCq);
                 }
                 int ne = r.sendCq.poll(wc, POLL_BATCH);
+                if (ne == 0 && !p.useEvent && scnt[0] - ccnt[0] + p.postList > p.txDepth) {
+                    Spin.idle(idleRounds++); // the queue is full: let the I/O thread have the core
+                } else {
+                    idleRounds = 0;
+                }
                 for (int i = 0; i < ne; i++) {
                     WorkCompletion c = wc[i];
                     if (c.status() != WcStatus.SUCCESS) {
@@ -376,11 +384,17 @@ final class Runner {
         boolean cycle = p.size + (p.connection == Params.Connection.UD ? Params.UD_ADDITION : 0) <= p.cycleBuffer / 2;
         long step = Resources.inc(p.size, p.cacheLineSize);
         long lastProgress = System.nanoTime();
+        int idleRounds = 0;
         while (rcnt < totIters || (p.duration && state != State.END)) {
             if (p.useEvent) {
                 awaitEvent(r.recvCq);
             }
             int ne = r.recvCq.poll(wc, POLL_BATCH);
+            if (ne == 0 && !p.useEvent) {
+                Spin.idle(idleRounds++);
+            } else {
+                idleRounds = 0;
+            }
             if (ne > 0) {
                 lastProgress = System.nanoTime();
                 if (firstRx) {
@@ -599,11 +613,15 @@ final class Runner {
                 }
             }
             int ne;
+            int idle = 0;
             do {
                 if (p.useEvent) {
                     awaitEvent(r.sendCq);
                 }
                 ne = r.sendCq.poll(wc, 1);
+                if (ne == 0 && !p.useEvent) {
+                    Spin.idle(idle++);
+                }
             } while (ne == 0);
             if (wc[0].status() != WcStatus.SUCCESS) {
                 throw completionError("client", wc[0], scnt, scnt);
@@ -635,6 +653,7 @@ final class Runner {
         while (scnt < iters || rcnt < iters || (p.duration && state != State.END)) {
             if ((rcnt < iters || p.duration) && !(scnt < 1 && client)) {
                 int ne;
+                int idle = 0;
                 do {
                     if (p.useEvent) {
                         awaitEvent(r.recvCq);
@@ -645,6 +664,9 @@ final class Runner {
                         if (state == State.END) {
                             break;
                         }
+                    }
+                    if (ne == 0 && !p.useEvent) {
+                        Spin.idle(idle++);
                     }
                 } while (ne == 0);
                 if (ne > 0) {
@@ -676,11 +698,15 @@ final class Runner {
                 postSend(0, w, scnt);
                 if (poll) {
                     int ne;
+                    int idle = 0;
                     do {
                         if (p.useEvent) {
                             awaitEvent(r.sendCq);
                         }
                         ne = r.sendCq.poll(wc, 1);
+                        if (ne == 0 && !p.useEvent) {
+                            Spin.idle(idle++);
+                        }
                     } while (ne == 0);
                     if (wc[0].status() != WcStatus.SUCCESS) {
                         throw completionError(client ? "client" : "server", wc[0], scnt, scnt);
