@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 
 /**
  * Runs a jrdma tool as server and client in two JVMs (this test's java and class path), each on its
- * own software RoCE device on a random loopback pair 127.X.Y.1 / 127.X.Y.2 (so tests running at the
+ * own software RoCE device ({@code JRDMA_DEVICES}) on a random loopback pair 127.X.Y.1 / 127.X.Y.2 (so tests running at the
  * same time on this machine do not meet), the exchange on a free TCP port. Every process is killed
  * when its time is up.
  */
@@ -61,10 +61,10 @@ final class TwoJvm {
         final Thread errReader;
         private volatile byte[] err = new byte[0];
 
-        Proc(List<String> cmd) throws IOException {
+        Proc(List<String> cmd, String devices) throws IOException {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE);
             pb.environment().put("JRDMA_STATS_DIR", "off"); // no files in the user's stats directory
-            pb.environment().remove("JRDMA_DEVICES");
+            pb.environment().put("JRDMA_DEVICES", devices);
             process = pb.start();
             reader = Thread.ofVirtual().start(() -> {
                 try (BufferedReader r = new BufferedReader(
@@ -147,14 +147,13 @@ final class TwoJvm {
         return false;
     }
 
-    static List<String> java(String devices, String mainClass, List<String> args) {
+    static List<String> java(String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Xmx256m");
-        cmd.add("-Djrdma.devices=" + devices);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
@@ -179,7 +178,7 @@ final class TwoJvm {
         List<String> sArgs = new ArrayList<>(common);
         sArgs.addAll(List.of("-d", "jrxe0"));
         sArgs.addAll(serverExtra);
-        Proc server = new Proc(java(devices, "org.jrdma.perftest.Jrdma", sArgs));
+        Proc server = new Proc(java("org.jrdma.perftest.Jrdma", sArgs), devices);
         Proc client = null;
         try {
             long listenDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -194,7 +193,7 @@ final class TwoJvm {
             cArgs.addAll(List.of("-d", "jrxe1"));
             cArgs.addAll(clientExtra);
             cArgs.add(ip[0]);
-            client = new Proc(java(devices, "org.jrdma.perftest.Jrdma", cArgs));
+            client = new Proc(java("org.jrdma.perftest.Jrdma", cArgs), devices);
             Run c = client.finish(deadline);
             Run s = server.finish(c.exit() == 0 ? deadline : Math.min(deadline, System.nanoTime()
                     + TimeUnit.SECONDS.toNanos(10)));
