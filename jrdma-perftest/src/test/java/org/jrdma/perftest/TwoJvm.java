@@ -148,8 +148,13 @@ final class TwoJvm {
     }
 
     static List<String> java(String mainClass, List<String> args) {
+        return java(List.of(), mainClass, args);
+    }
+
+    static List<String> java(List<String> jvmOptions, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1");
@@ -167,6 +172,12 @@ final class TwoJvm {
      */
     static Run[] pair(String tool, List<String> args, List<String> serverExtra, List<String> clientExtra)
             throws Exception {
+        return pair(tool, args, serverExtra, clientExtra, List.of());
+    }
+
+    /** As {@link #pair(String, List, List, List)}, with JVM options for the client (e.g. -Djrdma.faults=...). */
+    static Run[] pair(String tool, List<String> args, List<String> serverExtra, List<String> clientExtra,
+                      List<String> clientJvm) throws Exception {
         String[] ip = addresses();
         String devices = "jrxe0=" + ip[0] + ",jrxe1=" + ip[1];
         int port = freeTcpPort();
@@ -193,7 +204,7 @@ final class TwoJvm {
             cArgs.addAll(List.of("-d", "jrxe1"));
             cArgs.addAll(clientExtra);
             cArgs.add(ip[0]);
-            client = new Proc(java("org.jrdma.perftest.Jrdma", cArgs), devices);
+            client = new Proc(java(clientJvm, "org.jrdma.perftest.Jrdma", cArgs), devices);
             Run c = client.finish(deadline);
             Run s = server.finish(c.exit() == 0 ? deadline : Math.min(deadline, System.nanoTime()
                     + TimeUnit.SECONDS.toNanos(10)));
