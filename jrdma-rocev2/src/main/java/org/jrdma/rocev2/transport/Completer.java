@@ -3,7 +3,6 @@ package org.jrdma.rocev2.transport;
 import org.jrdma.rocev2.stats.Counters;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import org.jrdma.rocev2.wire.Aeth;
 import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.Opcode;
@@ -19,7 +18,6 @@ import org.jrdma.verbs.WrOpcode;
  * <p>Runs under the QP lock in the device's I/O thread (and in posting threads for local errors).
  */
 final class Completer {
-    private static final ValueLayout.OfLong LONG_UNALIGNED = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final RxeQp qp;
     private final Aeth aeth = new Aeth();
@@ -45,8 +43,6 @@ final class Completer {
      * makes progress; a timeout always does (rxe: {@code comp.started_retry}).
      */
     private boolean startedRetry;
-    /** Statistics. */
-    long retransmits, timeouts, seqNaks, rnrNaks;
 
     Completer(RxeQp qp) {
         this.qp = qp;
@@ -240,7 +236,6 @@ final class Completer {
         retireInOrder(Psn.add(psn, -1), false);
         switch (code) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
-                seqNaks++;
                 qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
                 retry(psn, false);
             }
@@ -252,7 +247,6 @@ final class Completer {
     }
 
     private void onRnrNak(int psn, int timerCode) {
-        rnrNaks++;
         qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
         retireInOrder(Psn.add(psn, -1), false);
         if (qp.sqHead() == qp.requester.next && qp.sqHead() == qp.sqTail()) {
@@ -294,7 +288,6 @@ final class Completer {
         }
         retriesLeft--;
         startedRetry = true;
-        retransmits++;
         qp.counters().incrementAtomic(Counters.RETRANSMITS);
         rewindTo(psn);
         qp.requester.run();
@@ -367,7 +360,6 @@ final class Completer {
             return;
         }
         if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
-            timeouts++;
             qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
             if (qp.sqHead() == qp.requester.next && !anyOutstanding()) {
                 retransmitDeadline = 0;
@@ -379,10 +371,5 @@ final class Completer {
 
     private boolean anyOutstanding() {
         return qp.sqHead() != qp.sqTail() && anySent();
-    }
-
-    /** Reads a little-endian-free 8-byte value from a packet (used for atomic results). */
-    static long readLong(MemorySegment seg, long off) {
-        return seg.get(LONG_UNALIGNED, off);
     }
 }
