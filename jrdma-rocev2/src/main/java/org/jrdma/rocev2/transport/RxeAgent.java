@@ -244,7 +244,9 @@ public final class RxeAgent implements Runnable {
             try {
                 lastExternalProgress = System.nanoTime();
                 flushAcks(); // what an earlier call deferred
-                receiveBurst(!DEFER_ACKS);
+                // one packet per call: the poller sees its completion (or data) without the system
+                // call that would find the socket empty; it polls again anyway
+                receiveBurst(!DEFER_ACKS, 1);
             } catch (Throwable t) {
                 onLoopError(t);
             } finally {
@@ -274,10 +276,10 @@ public final class RxeAgent implements Runnable {
      * them (when {@code flush} is false) for {@link #flushDeferredAcks()}, the next poll or the I/O
      * thread (within {@link #EXTERNAL_PROGRESS_NANOS}/4). Holds rxLock.
      */
-    private int receiveBurst(boolean flush) {
+    private int receiveBurst(boolean flush, int max) {
         int got = 0;
         try {
-            for (; got < BURST; got++) {
+            for (; got < max; got++) {
                 int n = port.receive(rx, from);
                 if (n == 0) {
                     break;
@@ -289,7 +291,7 @@ public final class RxeAgent implements Runnable {
                 onPacket(n);
             }
         } finally {
-            if (flush || got == BURST) {
+            if (flush || got == BURST) { // a full burst: more is coming, do not hold ACKs back
                 flushAcks();
             }
         }
@@ -316,7 +318,7 @@ public final class RxeAgent implements Runnable {
                 int got;
                 rxLock.lock();
                 try {
-                    got = receiveBurst(true);
+                    got = receiveBurst(true, BURST);
                 } finally {
                     rxLock.unlock();
                 }

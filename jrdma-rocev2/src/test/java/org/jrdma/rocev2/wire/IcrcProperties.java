@@ -36,7 +36,7 @@ class IcrcProperties {
         int good = Icrc.read(b, len);
         Icrc c = new Icrc();
         // bits of BTH..pad, then of the unmasked IP/UDP fields given as parameters
-        int bit = where % (len * 8 + 32 * 4 + 16 * 4);
+        int bit = where % (len * 8 + 32 * 2 + 16 * 4); // source and destination address, ID, flags, ports
         int src4 = f.src4();
         int dst4 = f.dst4();
         int id = f.ipId();
