@@ -195,6 +195,8 @@ public final class RawIpv4Socket implements AutoCloseable {
      * address and UDP port.
      *
      * @param from filled with the source IPv4 address (port 0); may be null
+     * Receives one datagram without blocking (MSG_DONTWAIT).
+     *
      * @return bytes (the IPv4 Total Length); 0 if nothing is there; {@code -EMSGSIZE} if larger than
      *         {@code capacity} (dropped)
      * @throws IllegalStateException for a send-only socket
@@ -217,7 +219,9 @@ public final class RawIpv4Socket implements AutoCloseable {
         long n;
         try {
             do {
-                n = (long) LibC.RECVMSG.invokeExact(rxErrno, receiveFd, m, 0);
+                // never blocks: the receiving thread waits in awaitReadable, where timers and
+                // wake-ups still reach it
+                n = (long) LibC.RECVMSG.invokeExact(rxErrno, receiveFd, m, LibC.MSG_DONTWAIT);
             } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
         } catch (Throwable t) {
             throw LibC.rethrow(t);
