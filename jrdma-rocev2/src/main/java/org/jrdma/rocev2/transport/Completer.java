@@ -26,9 +26,12 @@ final class Completer {
     /** The PSN after the last one acknowledged: the base of the requester's window. */
     private int ackedPsn;
     /**
-     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..7 (IBTA Vol 1 §9.7.6.1.3; 7 is a
-     * count like any other — unlike rdma_rxe, which treats 7 as infinite, so that a vanished peer ends
-     * in RETRY_EXC_ERR as it does on hardware).
+     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..6, reloaded on forward progress
+     * (IBTA Vol 1 §9.7.6.1.3). retry_cnt 7 retries without limit, as rdma_rxe does (IBTA reserves
+     * "infinite" for rnr_retry): perftest and most rxe users set 7, and against a slow peer (the
+     * lab's emulated guests ACK after up to a second) giving up after seven 67 ms timeouts turns a
+     * slow run into a failed one. A vanished peer then needs retry_cnt below 7 to end in
+     * RETRY_EXC_ERR, as on rxe.
      */
     int retriesLeft;
     /** Retries left after RNR NAKs (rnr_retry; 7 = infinite). */
@@ -286,7 +289,9 @@ final class Completer {
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
-        retriesLeft--;
+        if (qp.retryCnt() != 7) {
+            retriesLeft--;
+        }
         startedRetry = true;
         qp.counters().incrementAtomic(Counters.RETRANSMITS);
         rewindTo(psn);
