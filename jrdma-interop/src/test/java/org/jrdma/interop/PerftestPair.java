@@ -35,7 +35,7 @@ final class PerftestPair {
      */
     record Result(String name, boolean serverReady, int serverRc, int clientRc, List<String> serverOut,
             List<String> clientOut, Path serverFile, Path clientFile, Map<String, Long> rxeCounters,
-            Lab.Checked icrc) {
+            List<Captures.Check> captures) {
     }
 
     /** How long a server may take to listen (a JVM starting, or a guest under TCG). */
@@ -59,8 +59,9 @@ final class PerftestPair {
 
     /**
      * As {@link #run(String, int, Side, Side)}, and: captures the RoCE v2 traffic on the lab
-     * bridge into {@code NAME.pcap} and checks every packet's ICRC with the lab's own checker
-     * (rxe drops a packet with a bad ICRC without a trace, so this is what tells); records how
+     * bridge into {@code NAME.pcap} and checks every packet with {@link Captures#checkAll} (the
+     * lab's own ICRC checker, jrdma's pcap-check, tshark; rxe drops a packet with a bad ICRC
+     * without a trace, so this is what tells); records how
      * guest {@code counterGuest}'s rxe0 counters changed during the run (reported, not asserted:
      * in the result, the summary line and {@code NAME.rxe-counters.txt}).
      */
@@ -93,11 +94,11 @@ final class PerftestPair {
                 serverRc = s.await(Duration.ofSeconds(s.alive() ? 1 : 10));
             }
         }
-        Lab.Checked icrc = null;
+        List<Captures.Check> checks = List.of();
         if (capture != null) {
             Thread.sleep(500);
             capture.close();
-            icrc = lab.checkIcrc(pcap);
+            checks = Captures.checkAll(lab, pcap);
         }
         Map<String, Long> delta = new java.util.TreeMap<>();
         if (lab != null) {
@@ -113,11 +114,11 @@ final class PerftestPair {
         }
         List<String> so = Files.readAllLines(sf);
         List<String> co = Files.exists(cf) ? Files.readAllLines(cf) : List.of();
-        Result r = new Result(name, ready, serverRc, clientRc, so, co, sf, cf, delta, icrc);
+        Result r = new Result(name, ready, serverRc, clientRc, so, co, sf, cf, delta, checks);
         System.out.println("interop: " + name + ": server " + server.where().name() + " rc " + serverRc
                 + ", client " + client.where().name() + " rc " + clientRc + (ready ? "" : " (server never listened)")
                 + (lab != null ? "; " + counterGuest + " rxe0 counters " + delta : "")
-                + (icrc != null && !icrc.lines().isEmpty() ? "; " + icrc.lines().getLast().replaceFirst("^.*/", "") : ""));
+                + checks.stream().map(c -> "; " + c.summary() + (c.ok() ? "" : " FAILED")).reduce("", String::concat));
         return r;
     }
 
@@ -127,6 +128,17 @@ final class PerftestPair {
      * sides' command lines and outputs.
      */
     static void assertBothCompleted(Result r, Side server, Side client, long bytes, long iterations) {
+        assertBothCompleted(r, server, client, bytes, iterations, true);
+    }
+
+    /**
+     * As {@link #assertBothCompleted(Result, Side, Side, long, long)}; with {@code serverPrintsRow}
+     * false (perftest's {@code ib_read_lat} and {@code ib_atomic_lat}, where only the client measures
+     * and the server just waits for the end), the server must instead show the peer's
+     * {@code remote address:} line, i.e. it completed the exchange.
+     */
+    static void assertBothCompleted(Result r, Side server, Side client, long bytes, long iterations,
+            boolean serverPrintsRow) {
         List<String> problems = new ArrayList<>();
         if (!r.serverReady()) {
             problems.add("server (" + server.where().name() + "): "
@@ -135,17 +147,15 @@ final class PerftestPair {
                             : "exited with code " + r.serverRc() + " before listening on its TCP port")
                     + "; client not started");
         } else {
-            check(problems, "server", server, r.serverRc(), r.serverOut(), bytes, iterations,
+            check(problems, "server", server, r.serverRc(), r.serverOut(), bytes, iterations, serverPrintsRow,
                     "killed: still running after its client ended");
-            check(problems, "client", client, r.clientRc(), r.clientOut(), bytes, iterations,
+            check(problems, "client", client, r.clientRc(), r.clientOut(), bytes, iterations, true,
                     "killed at its time limit of " + client.limit().toSeconds() + " s");
         }
-        if (r.icrc() != null && r.icrc().rc() != 0) {
-            problems.add("ICRC check of the capture (tools/roce.py icrc, exit " + r.icrc().rc() + "): "
-                    + String.join(" | ", r.icrc().lines().size() > 12
-                            ? r.icrc().lines().subList(r.icrc().lines().size() - 12, r.icrc().lines().size())
-                            : r.icrc().lines()));
+        for (Captures.Check c : r.captures()) {
+            problems.addAll(c.problems());
         }
+        Results.record(r, server, client, bytes, iterations, problems);
         if (!problems.isEmpty()) {
             StringBuilder m = new StringBuilder(r.name()).append(":\n");
             for (String p : problems) {
@@ -163,13 +173,19 @@ final class PerftestPair {
     }
 
     private static void check(List<String> problems, String role, Side side, int rc, List<String> out, long bytes,
-            long iterations, String killed) {
+            long iterations, boolean printsRow, String killed) {
         List<String> p = new ArrayList<>();
         if (rc != 0) {
             p.add("exit code " + rc + (rc == Bounded.TIMED_OUT ? " (" + killed + ")" : ""));
         }
         PerftestOutput.Row row = PerftestOutput.resultRow(out);
-        if (row == null) {
+        if (!printsRow) {
+            if (row != null) {
+                p.add("printed a result row, which perftest's server of this test does not: " + row.line().strip());
+            } else if (out.stream().noneMatch(l -> l.contains("remote address:"))) {
+                p.add("no 'remote address:' line: the exchange did not complete");
+            }
+        } else if (row == null) {
             p.add("no result row");
         } else if (row.bytes() != bytes || row.iterations() != iterations) {
             p.add("result row is for " + row.bytes() + " bytes x " + row.iterations() + " iterations, expected "
