@@ -85,6 +85,10 @@ public final class Params {
     public int cycleBuffer = 4096;
     public int cacheLineSize = 64;
     public String transport = "IB";
+    /** {@code --plot}: the chart file (.svg or .png) of the results, or null. */
+    public String plotFile;
+    /** {@code --stats-file}: where the device counters go ({@link StatsFile}), or null for the default. */
+    public String statsFile;
     public String linkType = "Ethernet";
 
     /** True when the header prints, the address lines print and so on. */

@@ -34,6 +34,7 @@ public final class Perftest {
     private OobChannel comm;
     private Dest[] my;
     private Dest[] rem;
+    private Plot plot;
 
     public Perftest(Params p, PrintStream stdout) {
         this.p = p;
@@ -49,6 +50,7 @@ public final class Perftest {
     public int run() {
         Context ctx = openDevice(p);
         res = new Resources(p, ctx);
+        StatsFile stats = StatsFile.start(ctx, p.tool, p.statsFile);
         try {
             checkLink(ctx);
             if (p.machine == Params.Machine.SERVER) {
@@ -84,6 +86,9 @@ public final class Perftest {
             if (p.full()) {
                 out.out(Printer.testInfo(p, ctx.device().name()));
             }
+            if (p.plotFile != null) {
+                plot = Plot.forRun(p, ctx.device().name());
+            }
             if (p.verb == Verb.SEND) {
                 if (p.kind == Params.Kind.BW) {
                     sendBw();
@@ -97,11 +102,19 @@ public final class Perftest {
             } else {
                 readAtomicLat();
             }
+            if (plot != null) {
+                if (plot.size() > 0) {
+                    plot.write(java.nio.file.Path.of(p.plotFile));
+                } else {
+                    System.err.println(" No results measured on this side: no plot written to " + p.plotFile);
+                }
+            }
             return 0;
         } finally {
             if (comm != null) {
                 comm.close();
             }
+            stats.close();
             res.close();
         }
     }
@@ -322,6 +335,7 @@ public final class Perftest {
         run.runIterBw();
         BwReport r = run.bwReport();
         out.out(Printer.bwRow(r, p.output, p.reportGbits));
+        plotBw(r);
         return r;
     }
 
@@ -354,6 +368,20 @@ public final class Perftest {
         run.allocLat();
         loop.run();
         out.out(run.latencyRow());
+        if (plot != null) {
+            if (p.duration) {
+                plot.add(p.size, Double.NaN, run.durationTavg(), Double.NaN);
+            } else {
+                LatencyStats.Result r = run.latencyResult();
+                plot.add(p.size, r.tTypical(), r.tAvg(), r.p99());
+            }
+        }
+    }
+
+    private void plotBw(BwReport r) {
+        if (plot != null) {
+            plot.add(r.size(), r.bwAvg(), r.bwPeak());
+        }
     }
 
     /** {@code read_lat.c}, {@code atomic_lat.c}: only the client measures; the server waits in the close. */
@@ -444,7 +472,9 @@ public final class Perftest {
         } else {
             run.runIterBwServer();
         }
-        out.out(Printer.bwRow(run.bwReport(), p.output, p.reportGbits));
+        BwReport r = run.bwReport();
+        out.out(Printer.bwRow(r, p.output, p.reportGbits));
+        plotBw(r);
     }
 
     /** {@code send_lat.c}. */

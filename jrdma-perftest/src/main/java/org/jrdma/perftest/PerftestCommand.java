@@ -100,6 +100,13 @@ public final class PerftestCommand implements Callable<Integer> {
     @Option(names = {"-o", "--outs"}, paramLabel = "N", description = "outstanding READ/atomic operations (default: device max)")
     Integer outs;
 
+    @Option(names = "--plot", paramLabel = "FILE", description = "draw the results versus message size (use with -a) into FILE.svg or FILE.png")
+    String plot;
+
+    @Option(names = "--stats-file", paramLabel = "FILE",
+            description = "write the device counters to FILE while running and at exit (see 'jrdma stat')")
+    String statsFile;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
@@ -219,6 +226,15 @@ public final class PerftestCommand implements Callable<Integer> {
             };
         }
         p.performWarmUp = warmUp;
+        if (plot != null) {
+            try {
+                Plot.formatOf(plot);
+            } catch (IllegalArgumentException e) {
+                throw bad(e.getMessage());
+            }
+            p.plotFile = plot;
+        }
+        p.statsFile = statsFile;
         if (atomicType != null) {
             if (verb != Verb.ATOMIC) {
                 throw bad("-A/--atomic_type is only for the atomic tests");

@@ -45,6 +45,11 @@ final class Resources implements AutoCloseable {
     long sendQpBuffSize;
     Gid gid;
     int lid;
+    /**
+     * Offset in {@link #buf} of the receive half of each QP as advertised to the peer by
+     * {@link #myDests()}: where the peer's WRITEs land, whatever size a sweep ({@code -a}) is at.
+     */
+    long[] recvOffset;
 
     Resources(Params p, Context ctx) {
         this.p = p;
@@ -141,9 +146,12 @@ final class Resources implements AutoCloseable {
     /** {@code set_up_connection}: this side's hand-shake data per QP, with a random 24-bit PSN. */
     Dest[] myDests() {
         Dest[] d = new Dest[p.numQps];
+        recvOffset = new long[p.numQps];
         for (int i = 0; i < p.numQps; i++) {
             int psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
-            d[i] = new Dest(lid, p.outReads, qp[i].qpNum(), psn, mr.rkey(), remoteVaddr(i), gid, 0);
+            long vaddr = remoteVaddr(i);
+            recvOffset[i] = vaddr - buf.address();
+            d[i] = new Dest(lid, p.outReads, qp[i].qpNum(), psn, mr.rkey(), vaddr, gid, 0);
         }
         return d;
     }

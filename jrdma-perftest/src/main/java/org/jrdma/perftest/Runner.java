@@ -261,9 +261,11 @@ final class Runner {
                 outstanding++;
             }
             first.sendFlags(saved);
-            while (outstanding > 0) {
+            for (int idle = 0; outstanding > 0; ) {
                 int ne = r.sendCq.poll(wc, 1);
-                if (ne > 0) {
+                if (ne == 0) {
+                    Spin.idle(idle++);
+                } else {
                     if (wc[0].status() != WcStatus.SUCCESS) {
                         throw completionError("client (warm up)", wc[0], session, 0);
                     }
@@ -299,6 +301,7 @@ final class Runner {
         if (!p.duration && p.noPeak) {
             tposted[0] = System.nanoTime();
         }
+        int idleRounds = 0;
         while (totscnt < totIters || totccnt < totIters || (p.duration && state != State.END)) {
             for (int q = 0; q < numQps; q++) {
                 SendWr w = wr[q * p.postList];
@@ -336,6 +339,11 @@ final class Runner {
                     awaitEvent(r.sendCq);
                 }
                 int ne = r.sendCq.poll(wc, POLL_BATCH);
+                if (ne == 0 && !p.useEvent && scnt[0] - ccnt[0] + p.postList > p.txDepth) {
+                    Spin.idle(idleRounds++); // the queue is full: let the I/O thread have the core
+                } else {
+                    idleRounds = 0;
+                }
                 for (int i = 0; i < ne; i++) {
                     WorkCompletion c = wc[i];
                     if (c.status() != WcStatus.SUCCESS) {
@@ -376,11 +384,17 @@ final class Runner {
         boolean cycle = p.size + (p.connection == Params.Connection.UD ? Params.UD_ADDITION : 0) <= p.cycleBuffer / 2;
         long step = Resources.inc(p.size, p.cacheLineSize);
         long lastProgress = System.nanoTime();
+        int idleRounds = 0;
         while (rcnt < totIters || (p.duration && state != State.END)) {
             if (p.useEvent) {
                 awaitEvent(r.recvCq);
             }
             int ne = r.recvCq.poll(wc, POLL_BATCH);
+            if (ne == 0 && !p.useEvent) {
+                Spin.idle(idleRounds++);
+            } else {
+                idleRounds = 0;
+            }
             if (ne > 0) {
                 lastProgress = System.nanoTime();
                 if (firstRx) {
@@ -515,7 +529,9 @@ final class Runner {
     void runIterLatWrite() {
         MemorySegment buf = r.buf;
         long postOff = p.size - 1;
-        long pollOff = p.numQps * Resources.buffSizeOf(p.size, p.cycleBuffer) + p.size - 1;
+        // the last byte of the peer's WRITE, at the address this side advertised (sized for the largest
+        // message of a sweep), not at an offset recomputed from the current size
+        long pollOff = r.recvOffset[0] + p.size - 1;
         SendWr w = wr[0];
         sge[0].addr(r.buf.address()).length((int) p.size);
         int flags = SendFlags.SIGNALED;
@@ -536,6 +552,9 @@ final class Runner {
                 rcnt++;
                 byte expect = (byte) rcnt;
                 for (int idle = 0; (byte) BYTE.getAcquire(buf, pollOff) != expect; idle++) {
+                    // polling the (empty-handed) send CQ lets this thread receive the peer's WRITE
+                    // itself (the provider makes progress in poll) instead of waiting for the I/O thread
+                    r.sendCq.poll(wc, 0);
                     Spin.idle(idle);
                     if (p.duration) {
                         tick();
@@ -597,11 +616,15 @@ final class Runner {
                 }
             }
             int ne;
+            int idle = 0;
             do {
                 if (p.useEvent) {
                     awaitEvent(r.sendCq);
                 }
                 ne = r.sendCq.poll(wc, 1);
+                if (ne == 0 && !p.useEvent) {
+                    Spin.idle(idle++);
+                }
             } while (ne == 0);
             if (wc[0].status() != WcStatus.SUCCESS) {
                 throw completionError("client", wc[0], scnt, scnt);
@@ -633,6 +656,7 @@ final class Runner {
         while (scnt < iters || rcnt < iters || (p.duration && state != State.END)) {
             if ((rcnt < iters || p.duration) && !(scnt < 1 && client)) {
                 int ne;
+                int idle = 0;
                 do {
                     if (p.useEvent) {
                         awaitEvent(r.recvCq);
@@ -643,6 +667,9 @@ final class Runner {
                         if (state == State.END) {
                             break;
                         }
+                    }
+                    if (ne == 0 && !p.useEvent) {
+                        Spin.idle(idle++);
                     }
                 } while (ne == 0);
                 if (ne > 0) {
@@ -674,11 +701,15 @@ final class Runner {
                 postSend(0, w, scnt);
                 if (poll) {
                     int ne;
+                    int idle = 0;
                     do {
                         if (p.useEvent) {
                             awaitEvent(r.sendCq);
                         }
                         ne = r.sendCq.poll(wc, 1);
+                        if (ne == 0 && !p.useEvent) {
+                            Spin.idle(idle++);
+                        }
                     } while (ne == 0);
                     if (wc[0].status() != WcStatus.SUCCESS) {
                         throw completionError(client ? "client" : "server", wc[0], scnt, scnt);
@@ -686,6 +717,16 @@ final class Runner {
                 }
             }
         }
+    }
+
+    /** The statistics of the last latency run (not a duration run). */
+    LatencyStats.Result latencyResult() {
+        return LatencyStats.compute(tposted, (int) p.iters, p.rttFactor());
+    }
+
+    /** t_avg of the last duration latency run, µs. */
+    double durationTavg() {
+        return LatencyStats.duration(tcompleted[0] - tposted[0], durationIters, p.rttFactor())[0];
     }
 
     /** The latency row of the last run. */

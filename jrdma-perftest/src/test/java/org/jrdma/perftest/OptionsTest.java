@@ -32,10 +32,12 @@ class OptionsTest {
         savedDevices = System.getProperty("jrdma.devices");
         // addresses of our own, so tests of other modules holding 127.0.0.1:4791 do not interfere
         System.setProperty("jrdma.devices", "optd0=127.0.0.71,optd1=127.0.0.72");
+        System.setProperty("jrdma.stats.dir", "off"); // no counter files from these runs
     }
 
     @AfterEach
     void restore() {
+        System.clearProperty("jrdma.stats.dir");
         if (savedDevices == null) {
             System.clearProperty("jrdma.devices");
         } else {

@@ -75,6 +75,12 @@ public final class RxeContext extends SoftContext {
         }
     }
 
+    /** Receives and processes what has arrived, in the calling thread, unless the I/O thread is at it. */
+    @Override
+    public void progress() {
+        agent.progress();
+    }
+
     @Override
     protected SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn) {
         RxeQp qp = new RxeQp(pd, attr, qpn, agent);

@@ -9,6 +9,7 @@ import org.jrdma.rocev2.net.NetException;
 import org.jrdma.rocev2.transport.PacketPort;
 import org.jrdma.rocev2.transport.RxeAgent;
 import org.jrdma.rocev2.transport.UdpPacketPort;
+import org.jrdma.rocev2.transport.PcapTap;
 import org.jrdma.rocev2.transport.RawIpv4PacketPort;
 import org.jrdma.rocev2.net.RawIpv4Socket;
 import org.slf4j.Logger;
@@ -30,7 +31,9 @@ import org.jrdma.verbs.VerbsException;
  *
  * <p>For tests and loss benchmarks, {@code -Djrdma.faults=loss=0.01,dup=0,reorder=0,corrupt=0,seed=1}
  * (or {@code -Djrdma.faults.NAME=...} for one device) puts a {@link org.jrdma.rocev2.transport.FaultShim}
- * between the device's transport and the network.
+ * between the device's transport and the network; {@code -Djrdma.pcap=FILE} (or
+ * {@code -Djrdma.pcap.NAME=FILE}) captures every packet the device sends and receives
+ * ({@link PcapTap}).
  */
 public final class RxeDevice implements Device {
     /** Bytes of headers around a RoCE payload, for the active MTU: IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4. */
@@ -94,6 +97,18 @@ public final class RxeDevice implements Device {
     public synchronized Context open() {
         if (opens == 0) {
             PacketPort p = openPort();
+            String pcap = System.getProperty("jrdma.pcap." + name, System.getProperty("jrdma.pcap"));
+            if (pcap != null && !pcap.isBlank()) {
+                try {
+                    byte[] a = address.getAddress();
+                    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
+                    p = a.length == 4 ? new PcapTap(p, java.nio.file.Path.of(pcap), false, b.getInt(), 0, 0)
+                            : new PcapTap(p, java.nio.file.Path.of(pcap), true, 0, b.getLong(), b.getLong(8));
+                } catch (java.io.IOException e) {
+                    p.close();
+                    throw new VerbsException(Errno.EIO, "device " + name + ": cannot write the capture " + pcap + ": " + e);
+                }
+            }
             String faults = System.getProperty("jrdma.faults." + name, System.getProperty("jrdma.faults"));
             if (faults != null && !faults.isBlank()) {
                 try {

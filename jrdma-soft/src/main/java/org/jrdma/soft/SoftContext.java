@@ -86,6 +86,15 @@ public abstract class SoftContext implements Context {
         return qp;
     }
 
+    /**
+     * Makes progress in the calling thread: a CQ found empty by {@code poll} calls this, so that a
+     * thread busy-polling its CQ receives and processes the packets that arrived itself, instead of
+     * waiting for the device's I/O thread. Must not block; may do nothing (when another thread is
+     * already receiving). The default does nothing.
+     */
+    public void progress() {
+    }
+
     /** Creates the transport's QP object. @throws VerbsException EOPNOTSUPP for an unsupported type */
     protected abstract SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn);
 

@@ -102,7 +102,12 @@ public final class SoftCq implements CompletionQueue {
         int n = 0;
         int limit = Math.min(max, wc.length);
         if (tail == head) {
-            return 0;
+            // nothing yet: help the device along in this thread (receive what has arrived) rather than
+            // wait for its I/O thread to be scheduled
+            context.progress();
+            if (tail == head) {
+                return 0;
+            }
         }
         synchronized (this) {
             while (n < limit && head != tail) {

@@ -309,6 +309,11 @@ public abstract class SoftQp implements QueuePair {
                 }
             }
         }
+        afterSendPosted();
+    }
+
+    /** Called after {@code postSend}, outside the QP's lock (e.g. to send work the transport deferred). */
+    protected void afterSendPosted() {
     }
 
     private void enqueueSend(SendWr w) {

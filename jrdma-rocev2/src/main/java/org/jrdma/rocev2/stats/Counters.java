@@ -72,8 +72,12 @@ public final class Counters {
     public static final int RETRANSMITS = RCVD_DROP_UNKNOWN_QPN + 8;
     /** Transport drop: a UD packet whose Q_Key is not the QP's. */
     public static final int RCVD_DROP_BAD_QKEY = RETRANSMITS + 1;
+    /** Transport drop: a packet whose P_Key does not match the port's P_Key table (0xFFFF). */
+    public static final int RCVD_DROP_BAD_PKEY = RCVD_DROP_BAD_QKEY + 1;
+    /** Transport drop: an opcode of another transport than the QP's (e.g. a UC opcode for an RC QP). */
+    public static final int RCVD_DROP_WRONG_TRANSPORT = RCVD_DROP_BAD_QKEY + 2;
     /** Number of counters. */
-    public static final int COUNT = RCVD_DROP_BAD_QKEY + 1;
+    public static final int COUNT = RCVD_DROP_WRONG_TRANSPORT + 1;
 
     private static final String[] NAMES = new String[COUNT];
     private static final VarHandle AA = MethodHandles.arrayElementVarHandle(long[].class);
@@ -88,7 +92,8 @@ public final class Counters {
         }
         String[] transport = {"rcvd_drop_unknown_qpn", "rcvd_drop_qp_state", "rcvd_drop_wrong_peer",
             "rcvd_drop_unexpected_response", "rcvd_drop_out_of_seq_response", "rcvd_drop_internal", "resp_nak_err",
-            "rcvd_drop_no_recv_wqe", "retransmits", "rcvd_drop_bad_qkey"};
+            "rcvd_drop_no_recv_wqe", "retransmits", "rcvd_drop_bad_qkey", "rcvd_drop_bad_pkey",
+            "rcvd_drop_wrong_transport"};
         System.arraycopy(transport, 0, NAMES, RCVD_DROP_UNKNOWN_QPN, transport.length);
     }
 

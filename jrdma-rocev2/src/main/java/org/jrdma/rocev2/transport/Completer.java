@@ -27,7 +27,11 @@ final class Completer {
 
     /** The PSN after the last one acknowledged: the base of the requester's window. */
     private int ackedPsn;
-    /** Retries left after timeouts and sequence NAKs (retry_cnt; 7 = infinite, as rxe). */
+    /**
+     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..7 (IBTA Vol 1 §9.7.6.1.3; 7 is a
+     * count like any other — unlike rdma_rxe, which treats 7 as infinite, so that a vanished peer ends
+     * in RETRY_EXC_ERR as it does on hardware).
+     */
     int retriesLeft;
     /** Retries left after RNR NAKs (rnr_retry; 7 = infinite). */
     int rnrRetriesLeft;
@@ -35,6 +39,12 @@ final class Completer {
     long retransmitDeadline;
     /** End of an RNR wait, ns, 0 when none. */
     long rnrDeadline;
+    /**
+     * A retry started by a NAK or an out-of-sequence response is under way: further NAKs and gaps
+     * (caused by packets that were in flight before the rewind) start no new one until something
+     * makes progress; a timeout always does (rxe: {@code comp.started_retry}).
+     */
+    private boolean startedRetry;
     /** Statistics. */
     long retransmits, timeouts, seqNaks, rnrNaks;
 
@@ -44,6 +54,7 @@ final class Completer {
 
     void reset(int sqPsn) {
         ackedPsn = sqPsn;
+        startedRetry = false;
         retriesLeft = qp.retryCnt();
         rnrRetriesLeft = qp.rnrRetry();
         retransmitDeadline = 0;
@@ -96,8 +107,10 @@ final class Completer {
             qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE); // acknowledges something never sent, or very old
             return;
         }
+        int base = ackedPsn;
+        long head = qp.sqHead();
         retireInOrder(psn, false);
-        progressed();
+        progressed(ackedPsn != base || qp.sqHead() != head);
     }
 
     /** Completes, in order, every WQE whose last PSN is at or before {@code psn} (not READ/atomic ones). */
@@ -160,7 +173,12 @@ final class Completer {
         int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
         if (psn != expected) {
             qp.counters().increment(Counters.RCVD_DROP_OUT_OF_SEQ_RESPONSE);
-            return; // a gap: the timer (or the next response) sorts it out
+            if (Psn.diff(psn, expected) > 0) {
+                // a response is missing: ask again from it at once rather than wait for the timer
+                // (IBTA Vol 1 §9.7.5.1.2; rxe retries on an out-of-sequence response too)
+                retry(expected, false);
+            }
+            return;
         }
         boolean last = op == Opcode.RC_RDMA_READ_RESPONSE_LAST || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
         long remaining = w.length - w.readBytes;
@@ -169,6 +187,7 @@ final class Completer {
             return;
         }
         qp.scatterToWqe(w, w.readBytes, pkt, payloadOff, payloadLen);
+        resetRetries();
         w.readBytes += payloadLen;
         advanceBase(Psn.add(psn, 1));
         if (last) {
@@ -176,7 +195,7 @@ final class Completer {
             qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
             retireInOrder(psn, false);
         }
-        progressed();
+        progressed(true);
     }
 
     private void onAtomicAck(int psn, MemorySegment pkt, int op) {
@@ -187,10 +206,11 @@ final class Completer {
         }
         long orig = atomicAck.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ACK_ETH)).origRemoteData();
         qp.writeAtomicResult(w, orig);
+        resetRetries();
         qp.requester.rdAtomicInFlight--;
         qp.retireSendHead(WcStatus.SUCCESS, 8, 0);
         retireInOrder(psn, false);
-        progressed();
+        progressed(true);
     }
 
     /**
@@ -212,12 +232,17 @@ final class Completer {
     }
 
     private void onNak(int psn, int code) {
-        // every request before the NAKed PSN is implicitly acknowledged (IBTA Vol 1 §9.7.5.1.4)
+        // every request before the NAKed PSN is implicitly acknowledged (IBTA Vol 1 §9.7.5.1.4); when
+        // that moves the window, the requester made progress and its retry counter starts over
+        if (Psn.diff(psn, ackedPsn) > 0) {
+            resetRetries();
+        }
         retireInOrder(Psn.add(psn, -1), false);
         switch (code) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
                 seqNaks++;
-                retry(psn);
+                qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
+                retry(psn, false);
             }
             case Aeth.NAK_INVALID_REQUEST -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
             case Aeth.NAK_REMOTE_ACCESS_ERROR -> failHead(WcStatus.REM_ACCESS_ERR, 0x60 | code);
@@ -228,11 +253,13 @@ final class Completer {
 
     private void onRnrNak(int psn, int timerCode) {
         rnrNaks++;
+        qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
         retireInOrder(Psn.add(psn, -1), false);
         if (qp.sqHead() == qp.requester.next && qp.sqHead() == qp.sqTail()) {
             return;
         }
         if (rnrRetriesLeft == 0) {
+            qp.counters().incrementAtomic(Counters.RETRY_RNR_EXCEEDED_ERR);
             failHead(WcStatus.RNR_RETRY_EXC_ERR, 0x20 | timerCode);
             return;
         }
@@ -252,19 +279,32 @@ final class Completer {
         qp.enterErrorState();
     }
 
-    /** Go-back-N from {@code psn}; counts against retry_cnt. */
-    private void retry(int psn) {
+    /**
+     * Go-back-N from {@code psn}; counts against retry_cnt. A NAK or a response gap starts a retry
+     * only when none is under way ({@link #startedRetry}); a timeout always does.
+     */
+    private void retry(int psn, boolean timeout) {
+        if (startedRetry && !timeout) {
+            return;
+        }
         if (retriesLeft == 0) {
+            qp.counters().incrementAtomic(Counters.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
-        if (qp.retryCnt() != 7) {
-            retriesLeft--;
-        }
+        retriesLeft--;
+        startedRetry = true;
         retransmits++;
+        qp.counters().incrementAtomic(Counters.RETRANSMITS);
         rewindTo(psn);
         qp.requester.run();
         armTimer();
+    }
+
+    /** Forward progress: retry_cnt starts over and a new retry may start. */
+    private void resetRetries() {
+        retriesLeft = qp.retryCnt();
+        startedRetry = false;
     }
 
     private void rewindTo(int psn) {
@@ -293,9 +333,11 @@ final class Completer {
         qp.requester.rewind(i, from, qp.mtuBytes());
     }
 
-    /** Something was acknowledged: retries start over and the timer restarts. */
-    private void progressed() {
-        retriesLeft = qp.retryCnt();
+    /** A response was handled: with {@code advanced} retries start over; the timer restarts and the requester goes on. */
+    private void progressed(boolean advanced) {
+        if (advanced) {
+            resetRetries();
+        }
         armTimer();
         qp.requester.run();
     }
@@ -326,11 +368,12 @@ final class Completer {
         }
         if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
             timeouts++;
+            qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
             if (qp.sqHead() == qp.requester.next && !anyOutstanding()) {
                 retransmitDeadline = 0;
                 return;
             }
-            retry(ackedPsn);
+            retry(ackedPsn, true);
         }
     }
 

@@ -13,8 +13,7 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * <p>Configured as {@code loss=0.01,dup=0.01,reorder=0.01,corrupt=0.01,seed=42} (any subset; rates
  * are probabilities per packet in [0, 1]).
  */
-public final class FaultShim implements PacketPort {
-    private final PacketPort inner;
+public final class FaultShim extends ForwardingPacketPort {
     private final double loss, dup, reorder, corrupt;
     private final SplittableRandom random;
     private final PacketBuffer held = PacketBuffer.allocate(RxeQp.MAX_PACKET);
@@ -24,7 +23,7 @@ public final class FaultShim implements PacketPort {
 
     /** Wraps {@code inner} with the given per-packet probabilities. */
     public FaultShim(PacketPort inner, double loss, double dup, double reorder, double corrupt, long seed) {
-        this.inner = inner;
+        super(inner);
         this.loss = check(loss);
         this.dup = check(dup);
         this.reorder = check(reorder);
@@ -131,44 +130,9 @@ public final class FaultShim implements PacketPort {
     }
 
     @Override
-    public int receive(PacketBuffer buf, SockAddr from) {
-        return inner.receive(buf, from);
-    }
-
-    @Override
     public void awaitReadable(long timeoutNanos) {
         release();
         inner.awaitReadable(timeoutNanos);
-    }
-
-    @Override
-    public void wakeup() {
-        inner.wakeup();
-    }
-
-    @Override
-    public int sourcePort(int requested) {
-        return inner.sourcePort(requested);
-    }
-
-    @Override
-    public int nextIpv4Id() {
-        return inner.nextIpv4Id();
-    }
-
-    @Override
-    public boolean writesIpHeader() {
-        return inner.writesIpHeader();
-    }
-
-    @Override
-    public long lastIpv4IdAndFlags() {
-        return inner.lastIpv4IdAndFlags();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 
     public synchronized long dropped() {

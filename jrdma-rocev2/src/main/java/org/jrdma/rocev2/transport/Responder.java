@@ -33,6 +33,7 @@ import org.jrdma.verbs.WcStatus;
  * <p>Runs under the QP lock in the device's I/O thread.
  */
 final class Responder {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Responder.class);
     private static final VarHandle LONG_HANDLE = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle BYTE_HANDLE = ValueLayout.JAVA_BYTE.varHandle();
     /** AETH syndrome of an ACK with no end-to-end credits advertised ("unlimited", 0b11111), as rxe sends. */
@@ -66,6 +67,10 @@ final class Responder {
     private long writeOffset;
     private long writeRemaining;
     private int writeLength;
+    // the RETH last resolved by resolveReth
+    private SoftMr rethMr;
+    private long rethOffset;
+    private long rethLength;
     // coalesced ACK
     boolean ackPending;
     private int ackPsn;
@@ -120,8 +125,8 @@ final class Responder {
         int kind = op & 0x1F;
         boolean first = Opcode.has(op, Opcode.FIRST) || Opcode.has(op, Opcode.ONLY);
         boolean last = Opcode.has(op, Opcode.LAST) || Opcode.has(op, Opcode.ONLY);
-        if (!operationEnabled(kind)) {
-            return invalidRequest(psn, reliable);
+        if (!operationEnabled(kind) || payloadLen > qp.mtuBytes()) {
+            return invalidRequest(psn, reliable); // rxe: unsupported opcode / length error (class C)
         }
         switch (kind) {
             case 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x16, 0x17 -> { // SEND
@@ -164,24 +169,15 @@ final class Responder {
                     return false;
                 }
                 if (first) {
-                    reth.wrap(pkt, Opcode.offset(op, Opcode.RETH));
-                    long va = reth.va();
-                    int rkey = reth.rkey();
-                    long len = reth.dmaLength() & 0xFFFFFFFFL;
-                    SoftMr mr = null;
-                    long off = 0;
-                    if (len != 0) {
-                        mr = qp.remoteMr(rkey, AccessFlags.REMOTE_WRITE);
-                        off = mr == null ? -1 : mr.offsetOf(va, len);
-                        if (off < 0) {
-                            return remoteAccessError(psn, reliable);
-                        }
+                    if (!resolveReth(pkt, op, AccessFlags.REMOTE_WRITE)) {
+                        return remoteAccessError(psn, reliable);
                     }
+                    long len = rethLength;
                     if (payloadLen > len || (last && payloadLen != len)) {
                         return invalidRequest(psn, reliable);
                     }
-                    writeMr = mr;
-                    writeOffset = off;
+                    writeMr = rethMr;
+                    writeOffset = rethOffset;
                     writeRemaining = len;
                     writeLength = (int) len;
                     inWrite = true;
@@ -269,20 +265,32 @@ final class Responder {
         BYTE_HANDLE.setRelease(dst, to + len - 1, b);
     }
 
-    private boolean read(int psn, MemorySegment pkt, int op) {
+    /**
+     * Checks the RETH of a packet against the QP's memory: the rkey names a valid region of the
+     * QP's PD that grants {@code access} and holds [va, va + DMA length). A DMA length of 0 needs
+     * no valid rkey (IBTA Vol 1 §9.7.4.1.5). On success the region, the offset of va in it and the
+     * length are in {@link #rethMr}, {@link #rethOffset}, {@link #rethLength}.
+     */
+    private boolean resolveReth(MemorySegment pkt, int op, int access) {
         reth.wrap(pkt, Opcode.offset(op, Opcode.RETH));
-        long va = reth.va();
-        int rkey = reth.rkey();
-        long len = reth.dmaLength() & 0xFFFFFFFFL;
-        SoftMr mr = null;
-        long off = 0;
-        if (len != 0) {
-            mr = qp.remoteMr(rkey, AccessFlags.REMOTE_READ);
-            off = mr == null ? -1 : mr.offsetOf(va, len);
-            if (off < 0) {
-                return remoteAccessError(psn, true);
-            }
+        rethLength = reth.dmaLength() & 0xFFFFFFFFL;
+        rethMr = null;
+        rethOffset = 0;
+        if (rethLength == 0) {
+            return true;
         }
+        rethMr = qp.remoteMr(reth.rkey(), access);
+        rethOffset = rethMr == null ? -1 : rethMr.offsetOf(reth.va(), rethLength);
+        return rethOffset >= 0;
+    }
+
+    private boolean read(int psn, MemorySegment pkt, int op) {
+        if (!resolveReth(pkt, op, AccessFlags.REMOTE_READ)) {
+            return remoteAccessError(psn, true);
+        }
+        SoftMr mr = rethMr;
+        long off = rethOffset;
+        long len = rethLength;
         int mtu = qp.mtuBytes();
         int packets = (int) Math.max(1, (len + mtu - 1) / mtu);
         boolean duplicate = Psn.diff(psn, epsn) < 0;
@@ -436,6 +444,10 @@ final class Responder {
     /** Class C / D errors: NAK the request and move the QP to ERR (IBTA Vol 1 §9.9.3.1.2). */
     private boolean nakAndError(int psn, int code, boolean reliable) {
         qp.counters().increment(Counters.RESP_NAK_ERR);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("QP 0x{}: NAK code {} for PSN {} (ePSN {}, in SEND {}, in WRITE {})", Integer.toHexString(qp.qpNum()),
+                    code, psn, epsn, inSend, inWrite, new Throwable("where"));
+        }
         if (reliable) {
             flushAck();
             sendAck(psn, 0x60 | code);

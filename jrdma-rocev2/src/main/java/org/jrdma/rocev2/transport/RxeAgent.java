@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * also sends the coalesced ACKs at the end of each receive burst and runs the retransmission and
  * RNR timers.
  *
+ * <p>Application threads that poll an empty CQ receive in their own thread ({@link #progress()});
+ * while they do, the I/O thread only runs the timers, so a busy-polling application does not share
+ * its core with the device's thread.
+ *
  * <p>Duty cycle: while packets arrive it busy-polls the socket, yielding the core between empty polls
  * (Thread.yield, so that an application thread spinning on the same core gets it at once); after
  * {@link #SPIN_NANOS} without a packet ({@code -Djrdma.spinMicros}, default 200) it blocks in
@@ -66,8 +70,19 @@ public final class RxeAgent implements Runnable {
 
     private volatile RxeQp[] qps = new RxeQp[0];
     private RxeQp[] ackList = new RxeQp[16];
-    private int ackCount;
+    /** ACKs waiting to be sent (written under rxLock; read without it as a hint). */
+    private volatile int ackCount;
     private volatile boolean running;
+    /** Held by whichever thread receives: the I/O thread, or an application thread in {@link #progress()}. */
+    private final java.util.concurrent.locks.ReentrantLock rxLock = new java.util.concurrent.locks.ReentrantLock();
+    /** When an application thread last received in {@link #progress()} (System.nanoTime). */
+    private volatile long lastExternalProgress = Long.MIN_VALUE / 2;
+    /** Whether polling threads receive ({@code -Djrdma.pollProgress=false} leaves it all to the I/O thread). */
+    static final boolean POLL_PROGRESS = !"false".equals(System.getProperty("jrdma.pollProgress"));
+    /** Whether a polling thread defers its ACKs until after its next post ({@code -Djrdma.deferAcks}). */
+    static final boolean DEFER_ACKS = !"false".equals(System.getProperty("jrdma.deferAcks"));
+    /** While application threads received within this time, the I/O thread leaves receiving to them. */
+    static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
     private Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
@@ -210,7 +225,7 @@ public final class RxeAgent implements Runnable {
         }
     }
 
-    /** Called by a responder (I/O thread) with an ACK to send at the end of the burst. */
+    /** Called by a responder (receiving thread, under rxLock) with an ACK to send at the end of the burst. */
     void scheduleAck(RxeQp qp) {
         if (ackCount == ackList.length) {
             ackList = Arrays.copyOf(ackList, ackList.length * 2);
@@ -218,26 +233,94 @@ public final class RxeAgent implements Runnable {
         ackList[ackCount++] = qp;
     }
 
+    /**
+     * Receives and processes one burst in the calling thread, if no other thread is receiving
+     * (lock-free try). Called by application threads that poll an empty CQ: while they do, they are
+     * the device's receive path and the I/O thread steps back (it only runs timers), so that a
+     * busy-polling application and its device do not compete for a core.
+     */
+    public void progress() {
+        if (POLL_PROGRESS && rxLock.tryLock()) {
+            try {
+                lastExternalProgress = System.nanoTime();
+                flushAcks(); // what an earlier call deferred
+                receiveBurst(!DEFER_ACKS);
+            } catch (Throwable t) {
+                onLoopError(t);
+            } finally {
+                rxLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Sends the ACKs a polling thread deferred, if no thread is receiving right now (then that one
+     * sends them). Called after a post: the application's reply (typically a WRITE or SEND that the
+     * received message asked for) leaves before the ACK of the received message, which takes a
+     * system call off the request-to-reply path.
+     */
+    public void flushDeferredAcks() {
+        if (ackCount != 0 && rxLock.tryLock()) {
+            try {
+                flushAcks();
+            } finally {
+                rxLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Receives up to a burst of packets and handles them, then sends the coalesced ACKs, or leaves
+     * them (when {@code flush} is false) for {@link #flushDeferredAcks()}, the next poll or the I/O
+     * thread (within {@link #EXTERNAL_PROGRESS_NANOS}/4). Holds rxLock.
+     */
+    private int receiveBurst(boolean flush) {
+        int got = 0;
+        try {
+            for (; got < BURST; got++) {
+                int n = port.receive(rx, from);
+                if (n == 0) {
+                    break;
+                }
+                if (n < 0) {
+                    counters.drop(DropReason.BAD_LENGTH);
+                    continue;
+                }
+                onPacket(n);
+            }
+        } finally {
+            if (flush || got == BURST) {
+                flushAcks();
+            }
+        }
+        return got;
+    }
+
     @Override
     public void run() {
         long lastPacket = System.nanoTime();
         long nextTimerScan = lastPacket + TIMER_TICK_NANOS;
         while (running) {
-            int got = 0;
             try {
-                for (; got < BURST; got++) {
-                    int n = port.receive(rx, from);
-                    if (n == 0) {
-                        break;
-                    }
-                    if (n < 0) {
-                        counters.drop(DropReason.BAD_LENGTH);
-                        continue;
-                    }
-                    onPacket(n);
-                }
-                flushAcks();
                 long now = System.nanoTime();
+                if (now - lastExternalProgress < EXTERNAL_PROGRESS_NANOS) {
+                    // an application thread is polling and receiving: only keep the timers going
+                    if (now - nextTimerScan >= 0) {
+                        scanTimers(now);
+                        nextTimerScan = now + TIMER_TICK_NANOS;
+                    }
+                    flushDeferredAcks();
+                    LockSupport.parkNanos(EXTERNAL_PROGRESS_NANOS / 4);
+                    continue;
+                }
+                int got;
+                rxLock.lock();
+                try {
+                    got = receiveBurst(true);
+                } finally {
+                    rxLock.unlock();
+                }
+                now = System.nanoTime();
                 if (now - nextTimerScan >= 0) {
                     scanTimers(now);
                     nextTimerScan = now + TIMER_TICK_NANOS;
@@ -253,14 +336,17 @@ public final class RxeAgent implements Runnable {
                     port.awaitReadable(Math.max(1, nextTimerScan - now));
                 }
             } catch (Throwable t) {
-                counters.increment(Counters.RCVD_DROP_INTERNAL);
-                ackCount = 0;
-                LOG.debug("{}: error in the I/O loop (packet dropped)", name, t);
-                if (t instanceof Error && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
-                    LOG.error("{}: fatal error in the I/O loop", name, t);
-                    LockSupport.parkNanos(1_000_000);
-                }
+                onLoopError(t);
             }
+        }
+    }
+
+    private void onLoopError(Throwable t) {
+        counters.increment(Counters.RCVD_DROP_INTERNAL);
+        LOG.debug("{}: error in the I/O loop (packet dropped)", name, t);
+        if (t instanceof Error && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
+            LOG.error("{}: fatal error in the I/O loop", name, t);
+            LockSupport.parkNanos(1_000_000);
         }
     }
 
@@ -268,7 +354,11 @@ public final class RxeAgent implements Runnable {
         for (int i = 0; i < ackCount; i++) {
             RxeQp qp = ackList[i];
             ackList[i] = null;
-            qp.flushAck();
+            try {
+                qp.flushAck();
+            } catch (RuntimeException e) {
+                onLoopError(e);
+            }
         }
         ackCount = 0;
     }
@@ -294,9 +384,14 @@ public final class RxeAgent implements Runnable {
             counters.drop(reason);
             return;
         }
-        counters.increment(Counters.RCVD_PKTS);
         bth.wrap(rx.seg, 0);
         int op = bth.opcode();
+        // P_Key table of one entry, the default 0xFFFF: the low 15 bits must match (IBTA Vol 1 §10.9.3)
+        if ((bth.pkey() & 0x7FFF) != 0x7FFF) {
+            counters.increment(Counters.RCVD_DROP_BAD_PKEY);
+            return;
+        }
+        counters.increment(Counters.RCVD_PKTS);
         int payloadLen = PacketValidator.payloadLength(rx, 0, n);
         org.jrdma.soft.SoftQp q = resources.qps.get(bth.destQpn());
         if (!(q instanceof RxeQp qp)) {

@@ -6,6 +6,7 @@ import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.rocev2.net.SockAddr;
 import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.PacketBuffer;
+import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.soft.RecvWqe;
 import org.jrdma.soft.SendWqe;
 import org.jrdma.soft.SoftMr;
@@ -147,6 +148,12 @@ public final class RxeQp extends SoftQp {
         }
     }
 
+    /** A thread that received in poll deferred its ACKs so that its reply could go first: send them now. */
+    @Override
+    protected void afterSendPosted() {
+        agent.flushDeferredAcks();
+    }
+
     @Override
     protected void onRecvPosted() {
     }
@@ -170,6 +177,10 @@ public final class RxeQp extends SoftQp {
                 agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
                 return;
             }
+            if (Opcode.transport(op) != transportOf(type)) {
+                agent.counters().increment(Counters.RCVD_DROP_WRONG_TRANSPORT);
+                return;
+            }
             if (type == QpType.UD) {
                 responder.onDatagram(op, se, pkt, payloadOff, payloadLen, from, udpPayload);
                 return;
@@ -178,7 +189,7 @@ public final class RxeQp extends SoftQp {
                 agent.counters().increment(Counters.RCVD_DROP_WRONG_PEER);
                 return;
             }
-            boolean isResponse = org.jrdma.rocev2.wire.Opcode.isResponse(op);
+            boolean isResponse = Opcode.isResponse(op);
             if (isResponse) {
                 if (type != QpType.RC || s == QpState.RTR) {
                     agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
@@ -189,6 +200,14 @@ public final class RxeQp extends SoftQp {
                 responder.onRequest(op, psn, se, ackReq, pkt, payloadOff, payloadLen);
             }
         }
+    }
+
+    private static int transportOf(QpType t) {
+        return switch (t) {
+            case RC -> Opcode.TRANSPORT_RC;
+            case UC -> Opcode.TRANSPORT_UC;
+            case UD -> Opcode.TRANSPORT_UD;
+        };
     }
 
     private boolean fromPeer(SockAddr from) {

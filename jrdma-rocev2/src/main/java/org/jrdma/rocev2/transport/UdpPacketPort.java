@@ -7,15 +7,26 @@ import org.jrdma.rocev2.wire.PacketBuffer;
 
 /**
  * The plain UDP path: one non-blocking libc socket bound to the device's address and UDP port
- * 4791 ({@link UdpSocket}; on IPv6 it accepts rxe's zero UDP checksums). One datagram per packet.
+ * 4791 receives ({@link UdpSocket}; on IPv6 it accepts rxe's zero UDP checksums); packets leave
+ * from send-only sockets bound to the rxe-style source port of their flow ({@link SourcePort}), so
+ * that ECMP spreads jrdma's flows as it spreads rxe's. One datagram per packet.
  */
 public final class UdpPacketPort implements PacketPort {
     /** How long a send waits for room in a full socket buffer before the packet is dropped, ns. */
     private static final long SEND_WAIT_NANOS = 10_000_000;
+    /** rxe's source ports are 0xC000..0xFFFF ({@link SourcePort}). */
+    private static final int SPORT_BASE = 0xC000;
     private final UdpSocket socket;
+    private final java.net.InetAddress address;
+    private final boolean perFlowPorts;
+    /** Send-only sockets bound to rxe-style source ports, by port - 0xC000; {@link #socket} where one could not be bound. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<UdpSocket> flowSockets =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(0x4000);
 
-    private UdpPacketPort(UdpSocket socket) {
+    private UdpPacketPort(UdpSocket socket, java.net.InetAddress address, boolean perFlowPorts) {
         this.socket = socket;
+        this.address = address;
+        this.perFlowPorts = perFlowPorts;
     }
 
     /**
@@ -26,12 +37,42 @@ public final class UdpPacketPort implements PacketPort {
     public static UdpPacketPort open(InetAddress address, int port) {
         UdpSocket s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
                 .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20));
-        return new UdpPacketPort(s);
+        boolean perFlow = !"bound".equals(System.getProperty("jrdma.sourcePorts", "rxe"));
+        return new UdpPacketPort(s, address, perFlow);
     }
 
+    /**
+     * The requested rxe-style source port when a send socket could be bound to it (one per port,
+     * opened on first use, discarding whatever it receives), else the bound port 4791. With
+     * {@code -Djrdma.sourcePorts=bound} every packet leaves from 4791.
+     */
     @Override
     public int sourcePort(int requested) {
-        return socket.localPort();
+        UdpSocket s = flowSocket(requested);
+        return s == socket ? socket.localPort() : requested;
+    }
+
+    private UdpSocket flowSocket(int port) {
+        if (!perFlowPorts || port < SPORT_BASE || port > 0xFFFF) {
+            return socket;
+        }
+        UdpSocket s = flowSockets.get(port - SPORT_BASE);
+        return s != null ? s : openFlowSocket(port);
+    }
+
+    private synchronized UdpSocket openFlowSocket(int port) {
+        UdpSocket s = flowSockets.get(port - SPORT_BASE);
+        if (s == null) {
+            try {
+                s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
+                        .sendBufferBytes(4 << 20).receiveBufferBytes(64 << 10));
+                s.discardAll();
+            } catch (RuntimeException e) {
+                s = socket; // the port is taken (another device, another program): send from 4791
+            }
+            flowSockets.set(port - SPORT_BASE, s);
+        }
+        return s;
     }
 
     @Override
@@ -51,6 +92,7 @@ public final class UdpPacketPort implements PacketPort {
 
     @Override
     public boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
+        UdpSocket socket = flowSocket(srcPort);
         int r = socket.sendTo(buf.seg, 0, len, dst);
         if (r > 0) {
             return true;
@@ -82,7 +124,13 @@ public final class UdpPacketPort implements PacketPort {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        for (int i = 0; i < flowSockets.length(); i++) {
+            UdpSocket s = flowSockets.get(i);
+            if (s != null && s != socket) {
+                s.close();
+            }
+        }
         socket.close();
     }
 }

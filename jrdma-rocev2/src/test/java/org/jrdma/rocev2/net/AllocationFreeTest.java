@@ -58,8 +58,17 @@ class AllocationFreeTest {
         for (int round = 0; round < 40 && allocatedDuring(loop, 10_000) > 1024; round++) {
             Thread.onSpinWait();
         }
-        long small = allocatedDuring(loop, 10_000);
-        long large = allocatedDuring(loop, 100_000);
+        // steady state means after the JIT: on a loaded machine C2 may still be compiling during the
+        // first measurement (the interpreter's and C1's downcalls allocate), so measure up to 5 times
+        long small = 0;
+        long large = 0;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            small = allocatedDuring(loop, 10_000);
+            large = allocatedDuring(loop, 100_000);
+            if (large <= small + 1024) {
+                return;
+            }
+        }
         assertTrue(large <= small + 1024,
                 "allocated " + small + " bytes in 10,000 iterations but " + large + " in 100,000");
     }

@@ -1,0 +1,216 @@
+package org.jrdma.perftest;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.jrdma.rocev2.RxeContext;
+import org.jrdma.rocev2.RxeDevice;
+import org.jrdma.rocev2.stats.Counters;
+import org.jrdma.verbs.Context;
+
+/**
+ * The counters of an open jrdma device, published for other processes ({@code jrdma stat}): a
+ * device's {@link Counters} live in the process that opened it, so the tools write them to a small
+ * text file, every {@value #DEFAULT_INTERVAL_MS} ms while they run and once more when they close
+ * the device. Each write goes to a temporary file in the same directory that is then renamed over
+ * the old one (atomic on POSIX), so a reader never sees half a file.
+ *
+ * <p>Where: {@code --stats-file FILE} of a tool; else {@code DIR/DEVICE.stats} with DIR from
+ * environment variable {@code JRDMA_STATS_DIR} (or system property {@code jrdma.stats.dir}),
+ * default {@code ${java.io.tmpdir}/jrdma-stats-${user.name}}. {@code JRDMA_STATS_DIR=off} (or
+ * {@code --stats-file off}) writes nothing. The interval is system property
+ * {@code jrdma.stats.interval.ms}.
+ *
+ * <p>Format (UTF-8 lines of "key value"): {@value #MAGIC} first, then {@code device}, {@code address},
+ * {@code port}, {@code pid}, {@code tool}, {@code state} ({@value #RUNNING} or {@value #CLOSED}) and
+ * {@code updated} (ISO-8601 instant), then one line per counter in {@link Counters} id order: Linux
+ * rxe's hw_counters names first ({@code sent_pkts}, {@code rcvd_pkts}, ...), then jrdma's own.
+ */
+public final class StatsFile implements AutoCloseable {
+    /** First line of every stats file. */
+    public static final String MAGIC = "jrdma-stats 1";
+    /** {@code state} while the tool runs. */
+    public static final String RUNNING = "running";
+    /** {@code state} after the tool closed the device. */
+    public static final String CLOSED = "closed";
+    /** Default milliseconds between two writes. */
+    public static final long DEFAULT_INTERVAL_MS = 1000;
+    /** File name suffix in the stats directory. */
+    public static final String SUFFIX = ".stats";
+
+    private static final StatsFile NONE = new StatsFile(null, null, null, null, null, 0);
+
+    private final Path file;
+    private final Counters counters;
+    private final String device;
+    private final String address;
+    private final String tool;
+    private final Thread writer;
+    private final Thread onExit;
+    private volatile boolean closed;
+    private boolean warned;
+
+    private StatsFile(Path file, Counters counters, String device, String address, String tool, long intervalMs) {
+        this.file = file;
+        this.counters = counters;
+        this.device = device;
+        this.address = address;
+        this.tool = tool;
+        if (file == null) {
+            writer = null;
+            onExit = null;
+            return;
+        }
+        writer = Thread.ofPlatform().daemon().name("jrdma-stats").unstarted(() -> loop(intervalMs));
+        onExit = Thread.ofPlatform().name("jrdma-stats-exit").unstarted(this::finish);
+    }
+
+    /** The directory of the stats files: JRDMA_STATS_DIR, jrdma.stats.dir, or the per-user default; null when "off". */
+    public static Path directory() {
+        String d = System.getenv("JRDMA_STATS_DIR");
+        if (d == null || d.isBlank()) {
+            d = System.getProperty("jrdma.stats.dir");
+        }
+        if (d == null || d.isBlank()) {
+            return Path.of(System.getProperty("java.io.tmpdir"), "jrdma-stats-" + System.getProperty("user.name"));
+        }
+        return d.strip().equals("off") ? null : Path.of(d.strip());
+    }
+
+    /**
+     * Starts publishing the counters of {@code ctx} (a no-op for a context that is not a jrdma
+     * software RoCE device, or when publishing is off).
+     *
+     * @param tool     the tool name written into the file
+     * @param explicit {@code --stats-file} or null
+     */
+    public static StatsFile start(Context ctx, String tool, String explicit) {
+        if (!(ctx instanceof RxeContext rc)) {
+            return NONE;
+        }
+        Path f;
+        if (explicit != null) {
+            if (explicit.equals("off")) {
+                return NONE;
+            }
+            f = Path.of(explicit);
+        } else {
+            Path dir = directory();
+            if (dir == null) {
+                return NONE;
+            }
+            f = dir.resolve(ctx.device().name() + SUFFIX);
+        }
+        String addr = ctx.device() instanceof RxeDevice d ? d.address().getHostAddress() : "";
+        long interval = Long.getLong("jrdma.stats.interval.ms", DEFAULT_INTERVAL_MS);
+        StatsFile s = new StatsFile(f.toAbsolutePath(), rc.counters(), ctx.device().name(), addr, tool,
+                Math.max(10, interval));
+        s.write(RUNNING);
+        s.writer.start();
+        try {
+            Runtime.getRuntime().addShutdownHook(s.onExit); // a tool ended by a signal still writes "closed"
+        } catch (IllegalStateException ignored) {
+            // already shutting down
+        }
+        return s;
+    }
+
+    /** Where this publisher writes, or null when it writes nothing. */
+    public Path file() {
+        return file;
+    }
+
+    private void loop(long intervalMs) {
+        long next = System.nanoTime() + intervalMs * 1_000_000;
+        while (!closed) {
+            long left = next - System.nanoTime();
+            if (left > 0) {
+                LockSupport.parkNanos(this, left); // unparked by finish()
+                continue;
+            }
+            write(RUNNING);
+            next += intervalMs * 1_000_000;
+        }
+    }
+
+    /** The text of one snapshot. */
+    static String format(String device, String address, long pid, String tool, String state, Instant when,
+                         Map<String, Long> values) {
+        StringBuilder sb = new StringBuilder(2048);
+        sb.append(MAGIC).append('\n');
+        sb.append("device ").append(device).append('\n');
+        sb.append("address ").append(address).append('\n');
+        sb.append("port 1\n");
+        sb.append("pid ").append(pid).append('\n');
+        sb.append("tool ").append(tool).append('\n');
+        sb.append("state ").append(state).append('\n');
+        sb.append("updated ").append(when).append('\n');
+        for (Map.Entry<String, Long> e : values.entrySet()) {
+            sb.append(e.getKey()).append(' ').append(e.getValue()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private synchronized void write(String state) {
+        String text = format(device, address, ProcessHandle.current().pid(), tool, state, Instant.now(),
+                counters.toMap());
+        Path tmp = file.resolveSibling("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!warned) {
+                warned = true;
+                PrintStream err = System.err;
+                err.println("jrdma: cannot write the device counters to " + file + ": " + e);
+            }
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+    }
+
+    /** Stops the periodic writes and writes the final counters with state {@value #CLOSED}. */
+    @Override
+    public void close() {
+        if (file == null) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException ignored) {
+            // shutting down: the hook runs finish()
+        }
+        finish();
+    }
+
+    private void finish() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        LockSupport.unpark(writer);
+        try {
+            writer.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        write(CLOSED);
+    }
+}

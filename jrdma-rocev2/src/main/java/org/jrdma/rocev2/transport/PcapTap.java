@@ -1,0 +1,111 @@
+package org.jrdma.rocev2.transport;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.jrdma.rocev2.net.SockAddr;
+import org.jrdma.rocev2.pcap.PcapWriter;
+import org.jrdma.rocev2.wire.PacketBuffer;
+import org.jrdma.rocev2.wire.RoceV2;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * In-stack packet capture: every packet a device sends and receives, written to a classic pcap file
+ * with Ethernet framing and IP/UDP headers as they went on the wire where known ({@link PcapWriter}),
+ * so that Wireshark dissects it as RoCE v2 and {@code jrdma pcap-check} checks its ICRCs. It sits
+ * right on the network side (inside a fault shim), so it records what the wire carried. Over IPv4
+ * through an ordinary UDP socket the kernel chooses the Identification of sent packets, which no one
+ * can see: the capture shows 0 there (and pcap-check reports the ICRC of those packets as matching
+ * another ID); the raw IPv4 port and IPv6 record exact headers. Enabled with
+ * {@code -Djrdma.pcap=FILE} (one device) or {@code -Djrdma.pcap.NAME=FILE}. A write error stops
+ * the capture (logged once); it never disturbs the traffic.
+ */
+public final class PcapTap extends ForwardingPacketPort {
+    private static final Logger LOG = LoggerFactory.getLogger(PcapTap.class);
+    private final PcapWriter writer;
+    private final boolean ipv6;
+    private final int ipv4;
+    private final long ipv6Hi, ipv6Lo;
+    private final long epochOffsetNanos;
+    private volatile boolean failed;
+
+    /** Opens {@code file} and taps {@code inner}, a port of a device with the given address. */
+    public PcapTap(PacketPort inner, Path file, boolean ipv6, int ipv4, long ipv6Hi, long ipv6Lo) throws IOException {
+        super(inner);
+        this.writer = PcapWriter.create(file);
+        this.ipv6 = ipv6;
+        this.ipv4 = ipv4;
+        this.ipv6Hi = ipv6Hi;
+        this.ipv6Lo = ipv6Lo;
+        this.epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+    }
+
+    @Override
+    public boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
+        boolean ok = inner.send(buf, len, dst, srcPort, ipv4Id);
+        if (ok && !failed) {
+            int sport = inner.sourcePort(srcPort);
+            synchronized (writer) {
+                try {
+                    long ts = epochOffsetNanos + System.nanoTime();
+                    if (ipv6) {
+                        writer.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(), buf, 0, len);
+                    } else {
+                        writer.writeIpv4(ts, ipv4, dst.ipv4(), ipv4Id, 0x4000, 0, 64, sport, dst.port(), buf, 0, len);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    fail(e);
+                }
+            }
+        }
+        return ok;
+    }
+
+    @Override
+    public int receive(PacketBuffer buf, SockAddr from) {
+        int n = inner.receive(buf, from);
+        if (n > 0 && !failed) {
+            synchronized (writer) {
+                try {
+                    long ts = epochOffsetNanos + System.nanoTime();
+                    if (ipv6) {
+                        writer.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, 0, 0, 64, from.port(),
+                                RoceV2.UDP_PORT, buf, 0, n);
+                    } else {
+                        long idFlags = inner.lastIpv4IdAndFlags();
+                        writer.writeIpv4(ts, from.ipv4(), ipv4, idFlags >= 0 ? (int) (idFlags >>> 16) : 0,
+                                idFlags >= 0 ? (int) (idFlags & 0xFFFF) : 0x4000, 0, 64, from.port(), RoceV2.UDP_PORT,
+                                buf, 0, n);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    fail(e);
+                }
+            }
+        }
+        return n;
+    }
+
+    private void fail(Exception e) {
+        failed = true;
+        LOG.warn("packet capture stopped: {}", e.toString());
+    }
+
+    /** Frames written so far. */
+    public long frames() {
+        synchronized (writer) {
+            return writer.framesWritten();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            synchronized (writer) {
+                writer.close();
+            }
+        } catch (IOException e) {
+            LOG.warn("closing the packet capture: {}", e.toString());
+        }
+        inner.close();
+    }
+}
