@@ -42,10 +42,19 @@ final class Peer {
         return classes;
     }
 
-    /** {@code ip netns exec NS timeout ... java ... RcPeer ARGS}. */
-    static List<String> command(Lab lab, int limitSeconds, List<String> args) throws IOException, InterruptedException {
+    /**
+     * {@code ip netns exec NS timeout ... java [-Djrdma.pcap=OWN] ... RcPeer ARGS}; {@code ownPcap}
+     * (may be null) is where the device writes its own capture.
+     */
+    static List<String> command(Lab lab, int limitSeconds, Path ownPcap, List<String> args)
+            throws IOException, InterruptedException {
         List<String> c = new ArrayList<>(List.of("timeout", "-k", "5", Integer.toString(limitSeconds)));
-        c.addAll(Tools.javaCommand());
+        List<String> java = Tools.javaCommand();
+        c.add(java.getFirst());
+        if (ownPcap != null) {
+            c.add("-Djrdma.pcap=" + ownPcap.toAbsolutePath());
+        }
+        c.addAll(java.subList(1, java.size()));
         c.addAll(List.of("--add-modules", "org.jrdma.perftest", "-cp", classes().toString(), MAIN));
         c.addAll(args);
         return lab.inNamespace(c);

@@ -71,6 +71,20 @@ final class PerftestPair {
         Map<String, Long> before = lab != null ? lab.rxeCounters(counterGuest) : Map.of();
         Path pcap = dir.resolve(name + ".pcap");
         Bounded capture = lab != null ? lab.startCapture(pcap, dir.resolve(name + ".dumpcap.txt")) : null;
+        // jrdma's own capture of the run (-Djrdma.pcap: what the device sent and received, as it built
+        // and saw the packets), checked like the bridge's
+        Path own = dir.resolve(name + ".jrdma-own.pcap");
+        Files.deleteIfExists(own);
+        boolean ownAsked = false;
+        if (lab != null) {
+            if (isJrdma(server)) {
+                server = withOwnCapture(server, own);
+                ownAsked = true;
+            } else if (isJrdma(client)) {
+                client = withOwnCapture(client, own);
+                ownAsked = true;
+            }
+        }
         Path sf = dir.resolve(name + ".server-" + server.where().name() + ".txt");
         Path cf = dir.resolve(name + ".client-" + client.where().name() + ".txt");
         Files.deleteIfExists(cf);
@@ -98,7 +112,18 @@ final class PerftestPair {
         if (capture != null) {
             Thread.sleep(500);
             capture.close();
-            checks = Captures.checkAll(lab, pcap);
+            checks = new ArrayList<>(Captures.checkAll(lab, pcap));
+            if (ownAsked) {
+                if (Files.exists(own)) {
+                    for (Captures.Check c : Captures.checkAll(lab, own)) {
+                        checks.add(new Captures.Check("own " + c.checker(), "jrdma's own capture: " + c.summary(),
+                                c.problems().stream().map(p -> "jrdma's own capture (-Djrdma.pcap): " + p).toList()));
+                    }
+                } else {
+                    checks.add(new Captures.Check("own", "jrdma's own capture: missing",
+                            List.of("jrdma wrote no capture " + own.getFileName() + " (-Djrdma.pcap)")));
+                }
+            }
         }
         Map<String, Long> delta = new java.util.TreeMap<>();
         if (lab != null) {
@@ -120,6 +145,18 @@ final class PerftestPair {
                 + (lab != null ? "; " + counterGuest + " rxe0 counters " + delta : "")
                 + checks.stream().map(c -> "; " + c.summary() + (c.ok() ? "" : " FAILED")).reduce("", String::concat));
         return r;
+    }
+
+    /** A jrdma process on the host (it has a JRDMA_DEVICES of its own). */
+    static boolean isJrdma(Side side) {
+        return side.where().name().equals("host") && side.env().containsKey("JRDMA_DEVICES");
+    }
+
+    /** The side with {@code -Djrdma.pcap=FILE} added to JRDMA_JAVA_OPTS (bin/jrdma passes it to the JVM). */
+    static Side withOwnCapture(Side side, Path file) {
+        Map<String, String> env = new java.util.HashMap<>(side.env());
+        env.merge("JRDMA_JAVA_OPTS", "-Djrdma.pcap=" + file.toAbsolutePath(), (a, b) -> a + " " + b);
+        return new Side(side.where(), side.command(), Map.copyOf(env), side.limit());
     }
 
     /**

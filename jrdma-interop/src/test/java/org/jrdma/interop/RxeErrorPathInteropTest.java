@@ -55,6 +55,8 @@ class RxeErrorPathInteropTest {
         final String name;
         final Path dir;
         final Path pcap;
+        /** jrdma's own capture (-Djrdma.pcap) of the peer program's device. */
+        final Path own;
         final List<String> problems = new ArrayList<>();
         final StringBuilder evidence = new StringBuilder();
         Map<String, Long> before;
@@ -66,6 +68,7 @@ class RxeErrorPathInteropTest {
             this.name = "error-" + name;
             this.dir = PerftestPair.outputDir();
             this.pcap = dir.resolve(this.name + ".pcap");
+            this.own = dir.resolve(this.name + ".jrdma-own.pcap");
         }
 
         void start() throws Exception {
@@ -94,7 +97,8 @@ class RxeErrorPathInteropTest {
 
         Bounded peer(List<String> args) throws Exception {
             Path out = dir.resolve(name + ".jrdma.txt");
-            List<String> cmd = Peer.command(lab, 90, args);
+            Files.deleteIfExists(own);
+            List<String> cmd = Peer.command(lab, 90, own, args);
             evidence.append("---- host: RcPeer ").append(String.join(" ", args)).append("   (env ")
                     .append(FAMILY.env()).append(")\n");
             return Bounded.start(cmd, FAMILY.env(), out);
@@ -112,6 +116,14 @@ class RxeErrorPathInteropTest {
             for (Captures.Check c : Captures.checkAll(lab, pcap)) {
                 problems.addAll(c.problems());
                 evidence.append("capture: ").append(c.summary()).append('\n');
+            }
+            if (!Files.exists(own)) {
+                problems.add("jrdma wrote no capture of its own (" + own.getFileName() + ", -Djrdma.pcap)");
+            } else {
+                for (Captures.Check c : Captures.checkAll(lab, own)) {
+                    c.problems().forEach(p -> problems.add("jrdma's own capture: " + p));
+                    evidence.append("jrdma's own capture: ").append(c.summary()).append('\n');
+                }
             }
             Map<String, Long> delta = delta(before, lab.rxeCounters("g1"));
             Files.writeString(dir.resolve(name + ".rxe-counters.txt"), "g1 rxe0 hw_counters, change: " + delta + "\n");
