@@ -57,7 +57,7 @@ final class Results {
             return List.of();
         }
         List<String> out = new ArrayList<>();
-        String fmt = "%-13s %-4s %6s %5s  %-22s %-24s %-24s %s";
+        String fmt = "%-13s %-9s %6s %5s  %-22s %-24s %-24s %s";
         out.add(String.format(Locale.ROOT, fmt, "tool", "ip", "bytes", "iters", "jrdma is", "Linux rxe (g1/g2)",
                 "jrdma (host)", "result"));
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -69,7 +69,8 @@ final class Results {
             String name = c[0];
             int dash = name.indexOf("-s");
             String tool = dash > 0 ? name.substring(0, dash) : name;
-            String family = name.contains(".ipv4.") ? "v4" : name.contains(".ipv6.") ? "v6" : "-";
+            String family = (name.contains(".ipv4.") ? "v4" : name.contains(".ipv6.") ? "v6" : "-")
+                    + (name.contains(".loss1pct.") ? " 1%loss" : "");
             boolean lat = tool.endsWith("_lat");
             boolean serverJrdma = c[1].equals("host");
             boolean clientJrdma = c[2].equals("host");
