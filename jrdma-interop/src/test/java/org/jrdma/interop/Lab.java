@@ -89,6 +89,26 @@ final class Lab {
         return quiet(exec(10, guest, "netstat -ltn | grep -q ':" + port + " '")) == 0;
     }
 
+    /** Runs a shell command in the guest to its end; fails with its output unless it exits 0. */
+    void run(int timeoutSeconds, String guest, String shellCommand) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("lab-run", ".txt");
+        try {
+            int rc = Bounded.run(exec(timeoutSeconds, guest, shellCommand), Map.of(), out,
+                    Duration.ofSeconds(timeoutSeconds + 15));
+            if (rc != 0) {
+                throw new IllegalStateException("lab exec " + guest + " '" + shellCommand + "' failed (rc " + rc + "): "
+                        + Files.readString(out));
+            }
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    /** Whether a process named {@code name} runs in the guest (busybox pidof). */
+    boolean guestHas(String guest, String name) throws IOException, InterruptedException {
+        return quiet(exec(10, guest, "pidof " + name + " >/dev/null")) == 0;
+    }
+
     /** Whether a TCP socket listens on {@code port} on the host inside the lab namespace. */
     boolean hostListening(int port) throws IOException, InterruptedException {
         Path out = Files.createTempFile("lab-ss", ".txt");

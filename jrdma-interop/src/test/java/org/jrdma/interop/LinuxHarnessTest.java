@@ -28,11 +28,11 @@ class LinuxHarnessTest {
     @Timeout(value = 150)
     void linuxClientCompletesAgainstLinuxServer(String tool, int size, int iterations) throws Exception {
         int port = Ports.next();
-        PerftestPair.Side server = Tools.linux(lab, "g1", tool, Tools.args(size, iterations, port), null);
-        PerftestPair.Side client = Tools.linux(lab, "g2", tool, Tools.args(size, iterations, port),
+        PerftestPair.Side server = Tools.linux(lab, "g1", Tools.Family.IPV6, tool, Tools.args(size, iterations, port), null);
+        PerftestPair.Side client = Tools.linux(lab, "g2", Tools.Family.IPV6, tool, Tools.args(size, iterations, port),
                 lab.get("LAB_G1_ROCE"));
-        PerftestPair.Result r = PerftestPair.run(tool + "-s" + size + ".rxe-g1-server.rxe-g2-client", port, server,
-                client);
+        PerftestPair.Result r = PerftestPair.run(tool + "-s" + size + ".ipv6.rxe-g1-server.rxe-g2-client", port,
+                server, client);
         PerftestPair.assertBothCompleted(r, server, client, size, iterations);
     }
 

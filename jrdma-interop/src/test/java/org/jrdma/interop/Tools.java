@@ -6,22 +6,67 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /** The two kinds of sides: Linux perftest on rxe0 in a guest, and jrdma's tool on the host. */
 final class Tools {
-    /** Lab guest side: rxe0, GID index 2 = fd77::1N (RoCE v2 over IPv6; see the lab README). */
+    /** Lab guest side: rxe0. */
     static final String RXE_DEVICE = "rxe0";
-    static final String RXE_GID_INDEX = "2";
-    /** jrdma on the host: one device on the lab bridge's IPv6 address (IPv4 needs raw sockets). */
+    /** jrdma on the host: one device on the lab bridge's address of the family. */
     static final String JRDMA_DEVICE = "jrxe0";
-    static final String JRDMA_DEVICES = JRDMA_DEVICE + "=fd77::1";
     /** jrdma's GID index of that address (override: JRDMA_INTEROP_GID_INDEX). */
     static final String JRDMA_GID_INDEX = env("JRDMA_INTEROP_GID_INDEX", "0");
     /** Time limits: a guest process, a host process. */
     static final Duration GUEST_LIMIT = Duration.ofSeconds(60);
     static final Duration HOST_LIMIT = Duration.ofSeconds(60);
+
+    /**
+     * The IP family of the RoCE v2 packets. perftest's TCP exchange always runs over IPv4
+     * (10.77.0.x); the GID index picks the family of the RDMA traffic. rxe0's GID table in the
+     * guests: 0 = fe80::..., 1 = ::ffff:10.77.0.1N, 2 = fd77::1N (lab README, "Addresses").
+     */
+    enum Family {
+        /**
+         * RoCE v2 over IPv4: rxe GID index 1; jrdma binds 10.77.0.1 with its raw IPv4 port (own IP
+         * header, so the ICRC covers the real Identification), forced with {@code JRDMA_IPV4=raw} so
+         * that a missing privilege fails the run instead of falling back to a UDP socket rxe rejects.
+         */
+        IPV4("IPv4", "1", "10.77.0.1", Map.of("JRDMA_IPV4", "raw")),
+        /** RoCE v2 over IPv6: rxe GID index 2; jrdma binds fd77::1 with a UDP socket (UDP_NO_CHECK6_RX). */
+        IPV6("IPv6", "2", "fd77::1", Map.of());
+
+        final String label;
+        final String rxeGidIndex;
+        final String hostAddress;
+        final Map<String, String> jrdmaEnv;
+
+        Family(String label, String rxeGidIndex, String hostAddress, Map<String, String> jrdmaEnv) {
+            this.label = label;
+            this.rxeGidIndex = rxeGidIndex;
+            this.hostAddress = hostAddress;
+            this.jrdmaEnv = jrdmaEnv;
+        }
+
+        /** {@code JRDMA_DEVICES} for the host side, e.g. {@code jrxe0=10.77.0.1}. */
+        String jrdmaDevices() {
+            return JRDMA_DEVICE + "=" + hostAddress;
+        }
+
+        /** The environment of a jrdma process of this family. */
+        Map<String, String> env() {
+            Map<String, String> e = new HashMap<>(jrdmaEnv);
+            e.put("JRDMA_DEVICES", jrdmaDevices());
+            e.put("JRDMA_BUILD", "never");
+            return Map.copyOf(e);
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
 
     private Tools() {
     }
@@ -69,9 +114,10 @@ final class Tools {
         };
     }
 
-    /** Linux perftest on rxe0 in guest {@code g}: {@code TOOL -d rxe0 -x 2 ARGS [SERVER]} under lab exec -t. */
-    static PerftestPair.Side linux(Lab lab, String g, String tool, List<String> args, String serverAddress) {
-        List<String> cmd = new ArrayList<>(List.of(tool, "-d", RXE_DEVICE, "-x", RXE_GID_INDEX));
+    /** Linux perftest on rxe0 in guest {@code g}: {@code TOOL -d rxe0 -x IDX ARGS [SERVER]} under lab exec -t. */
+    static PerftestPair.Side linux(Lab lab, String g, Family family, String tool, List<String> args,
+            String serverAddress) {
+        List<String> cmd = new ArrayList<>(List.of(tool, "-d", RXE_DEVICE, "-x", family.rxeGidIndex));
         cmd.addAll(args);
         if (serverAddress != null) {
             cmd.add(serverAddress);
@@ -85,7 +131,7 @@ final class Tools {
      * jrdma's tool on the host in the lab namespace, through bin/jrdma (same JDK and module path as
      * the launchers; no build: bin/test built it): {@code TOOL -d jrxe0 -x IDX ARGS [SERVER]}.
      */
-    static PerftestPair.Side jrdma(Lab lab, String tool, List<String> args, String serverAddress) {
+    static PerftestPair.Side jrdma(Lab lab, Family family, String tool, List<String> args, String serverAddress) {
         // timeout(1) bounds the JVM even if this test JVM is killed before it can stop it
         List<String> cmd = new ArrayList<>(Arrays.asList("timeout", "-k", "5",
                 Long.toString(HOST_LIMIT.toSeconds() + 5), root().resolve("bin/jrdma").toString(), tool,
@@ -94,13 +140,81 @@ final class Tools {
         if (serverAddress != null) {
             cmd.add(serverAddress);
         }
-        return new PerftestPair.Side(host(lab), lab.inNamespace(cmd),
-                Map.of("JRDMA_DEVICES", JRDMA_DEVICES, "JRDMA_BUILD", "never"), HOST_LIMIT);
+        return new PerftestPair.Side(host(lab), lab.inNamespace(cmd), family.env(), HOST_LIMIT);
     }
 
     /** perftest arguments shared by both sides: {@code -F -m 1024 -s SIZE -n ITERS -p PORT}. */
     static List<String> args(int size, int iterations, int port) {
         return List.of("-F", "-m", "1024", "-s", Integer.toString(size), "-n", Integer.toString(iterations),
                 "-p", Integer.toString(port));
+    }
+
+    /**
+     * The java command the launchers run (bin/lib/common.sh's {@code jrdma_command}: the JDK they find
+     * and {@code --enable-native-access=org.jrdma.rocev2 -p JAR:LIB}), without the {@code -m MODULE/CLASS}
+     * at its end, so that callers can name another main class on the same JDK and module path.
+     */
+    static synchronized List<String> javaCommand() throws IOException, InterruptedException {
+        if (javaCommand == null) {
+            Path out = Files.createTempFile("jrdma-cmd", ".txt");
+            try {
+                int rc = Bounded.run(List.of("bash", "-c", "source \"$1/bin/lib/common.sh\" && jrdma_find_jdk"
+                        + " && jrdma_command && printf '%s\\n' \"${JRDMA_CMD[@]}\"", "jrdma-cmd", root().toString()),
+                        Map.of("JRDMA_JAVA_OPTS", ""), out, Duration.ofSeconds(30));
+                List<String> lines = Files.readAllLines(out);
+                int m = lines.lastIndexOf("-m");
+                if (rc != 0 || m < 0) {
+                    throw new IllegalStateException("bin/lib/common.sh jrdma_command failed (rc " + rc + "): " + lines);
+                }
+                javaCommand = List.copyOf(lines.subList(0, m));
+            } finally {
+                Files.deleteIfExists(out);
+            }
+        }
+        return javaCommand;
+    }
+
+    private static java.util.Set<String> jrdmaCommands;
+
+    /**
+     * The subcommands {@code bin/jrdma --help} lists under "Commands:" (ib_write_bw, devinfo, ...;
+     * rc_pingpong and pcap-check once they are in the command).
+     */
+    static synchronized java.util.Set<String> jrdmaCommands() throws IOException, InterruptedException {
+        if (jrdmaCommands == null) {
+            Path out = Files.createTempFile("jrdma-help", ".txt");
+            try {
+                int rc = Bounded.run(List.of(root().resolve("bin/jrdma").toString(), "--help"),
+                        Map.of("JRDMA_BUILD", "never"), out, Duration.ofSeconds(60));
+                List<String> lines = Files.readAllLines(out);
+                int from = lines.indexOf("Commands:");
+                if (rc != 0 || from < 0) {
+                    throw new IllegalStateException("bin/jrdma --help (rc " + rc + ") lists no commands: " + lines);
+                }
+                java.util.Set<String> names = new java.util.TreeSet<>();
+                for (String l : lines.subList(from + 1, lines.size())) {
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^ {2}([A-Za-z0-9_-]+)(\\s.*)?$").matcher(l);
+                    if (m.matches()) {
+                        names.add(m.group(1));
+                    }
+                }
+                jrdmaCommands = java.util.Set.copyOf(names);
+            } finally {
+                Files.deleteIfExists(out);
+            }
+        }
+        return jrdmaCommands;
+    }
+
+    private static List<String> javaCommand;
+
+    /** The value of {@code -p} in {@link #javaCommand()}: the tool jar and its runtime dependencies. */
+    static String modulePath() throws IOException, InterruptedException {
+        List<String> c = javaCommand();
+        int p = c.indexOf("-p");
+        if (p < 0 || p + 1 >= c.size()) {
+            throw new IllegalStateException("no -p in the launchers' java command " + c);
+        }
+        return c.get(p + 1);
     }
 }
