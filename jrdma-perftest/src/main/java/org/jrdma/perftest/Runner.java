@@ -217,6 +217,25 @@ final class Runner {
     // ---------------------------------------------------------------- events
 
     /** {@code ctx_notify_events}: waits for a CQ event (at most 100 ms, then polls anyway) and re-arms. */
+    /**
+     * Waits until {@code cq} yields one completion into {@code wc[0]}: through completion events
+     * with {@code -e}, else by polling that yields the core when nothing comes.
+     */
+    private void awaitOneCompletion(CompletionQueue cq) {
+        int idle = 0;
+        while (true) {
+            if (p.useEvent) {
+                awaitEvent(cq);
+            }
+            if (cq.poll(wc, 1) > 0) {
+                return;
+            }
+            if (!p.useEvent) {
+                Spin.idle(idle++);
+            }
+        }
+    }
+
     private void awaitEvent(CompletionQueue cq) {
         try {
             CompletionQueue fired = r.channel.getEvent(100, TimeUnit.MILLISECONDS);
@@ -615,17 +634,7 @@ final class Runner {
                     break;
                 }
             }
-            int ne;
-            int idle = 0;
-            do {
-                if (p.useEvent) {
-                    awaitEvent(r.sendCq);
-                }
-                ne = r.sendCq.poll(wc, 1);
-                if (ne == 0 && !p.useEvent) {
-                    Spin.idle(idle++);
-                }
-            } while (ne == 0);
+            awaitOneCompletion(r.sendCq);
             if (wc[0].status() != WcStatus.SUCCESS) {
                 throw completionError("client", wc[0], scnt, scnt);
             }
@@ -700,17 +709,7 @@ final class Runner {
                 w.sendFlags(poll ? base | SendFlags.SIGNALED : base);
                 postSend(0, w, scnt);
                 if (poll) {
-                    int ne;
-                    int idle = 0;
-                    do {
-                        if (p.useEvent) {
-                            awaitEvent(r.sendCq);
-                        }
-                        ne = r.sendCq.poll(wc, 1);
-                        if (ne == 0 && !p.useEvent) {
-                            Spin.idle(idle++);
-                        }
-                    } while (ne == 0);
+                    awaitOneCompletion(r.sendCq);
                     if (wc[0].status() != WcStatus.SUCCESS) {
                         throw completionError(client ? "client" : "server", wc[0], scnt, scnt);
                     }
