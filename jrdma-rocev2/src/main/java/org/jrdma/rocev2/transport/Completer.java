@@ -66,7 +66,7 @@ final class Completer {
 
     /** A requester-side local error is at or behind the head: report what can be reported. */
     void localErrorReady() {
-        retireInOrder(Psn.add(ackedPsn, -1), false);
+        retireInOrder(Psn.add(ackedPsn, -1));
     }
 
     /** UC: a WQE whose packets are all sent is complete. */
@@ -108,12 +108,12 @@ final class Completer {
         }
         int base = ackedPsn;
         long head = qp.sqHead();
-        retireInOrder(psn, false);
+        retireInOrder(psn);
         progressed(ackedPsn != base || qp.sqHead() != head);
     }
 
     /** Completes, in order, every WQE whose last PSN is at or before {@code psn} (not READ/atomic ones). */
-    private void retireInOrder(int psn, boolean implicitReadRetry) {
+    private void retireInOrder(int psn) {
         while (qp.sqHead() != qp.requester.next || headIsLocalError()) {
             RxeSendWqe w = qp.sqEntry(qp.sqHead());
             if (w.wqeState == RxeSendWqe.LOCAL_ERROR) {
@@ -192,7 +192,7 @@ final class Completer {
         if (last) {
             qp.requester.rdAtomicInFlight--;
             qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
-            retireInOrder(psn, false);
+            retireInOrder(psn);
         }
         progressed(true);
     }
@@ -208,7 +208,7 @@ final class Completer {
         resetRetries();
         qp.requester.rdAtomicInFlight--;
         qp.retireSendHead(WcStatus.SUCCESS, 8, 0);
-        retireInOrder(psn, false);
+        retireInOrder(psn);
         progressed(true);
     }
 
@@ -236,7 +236,7 @@ final class Completer {
         if (Psn.diff(psn, ackedPsn) > 0) {
             resetRetries();
         }
-        retireInOrder(Psn.add(psn, -1), false);
+        retireInOrder(Psn.add(psn, -1));
         switch (code) {
             case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
                 qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
@@ -251,7 +251,7 @@ final class Completer {
 
     private void onRnrNak(int psn, int timerCode) {
         qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
-        retireInOrder(Psn.add(psn, -1), false);
+        retireInOrder(Psn.add(psn, -1));
         if (qp.sqHead() == qp.requester.next && qp.sqHead() == qp.sqTail()) {
             return;
         }
@@ -314,9 +314,6 @@ final class Completer {
                 break;
             }
             i++;
-        }
-        if (i == qp.requester.next && i != qp.sqTail() && qp.sqEntry(i).wqeState == RxeSendWqe.SENDING) {
-            // the PSN is inside the WQE still being sent
         }
         int from = psn;
         if (i != qp.sqTail()) {

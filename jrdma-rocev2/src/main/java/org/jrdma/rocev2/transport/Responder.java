@@ -139,13 +139,13 @@ final class Responder {
                 RecvWqe r = qp.rqEntry(qp.rqHead());
                 if (first) {
                     if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
-                        return localRecvError(r, WcStatus.LOC_PROT_ERR, psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, reliable);
+                        return localRecvError(WcStatus.LOC_PROT_ERR, psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, reliable);
                     }
                     sendOffset = 0;
                     inSend = true;
                 }
                 if (sendOffset + payloadLen > r.length) {
-                    return localRecvError(r, WcStatus.LOC_LEN_ERR, psn, Aeth.NAK_INVALID_REQUEST, reliable);
+                    return localRecvError(WcStatus.LOC_LEN_ERR, psn, Aeth.NAK_INVALID_REQUEST, reliable);
                 }
                 if (!last && payloadLen != qp.mtuBytes()) {
                     return invalidRequest(psn, reliable);
@@ -197,7 +197,7 @@ final class Responder {
                     if (imm) {
                         RecvWqe r = qp.rqEntry(qp.rqHead());
                         if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
-                            return localRecvError(r, WcStatus.LOC_PROT_ERR, psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, reliable);
+                            return localRecvError(WcStatus.LOC_PROT_ERR, psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, reliable);
                         }
                         int immValue = immDt.wrap(pkt, Opcode.offset(op, Opcode.IMM_DT)).immDt();
                         qp.completeRecvHead(WcOpcode.RECV_RDMA_WITH_IMM, writeLength, true, immValue, se);
@@ -436,7 +436,7 @@ final class Responder {
         return nakAndError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, reliable);
     }
 
-    private boolean localRecvError(RecvWqe r, WcStatus status, int psn, int nakCode, boolean reliable) {
+    private boolean localRecvError(WcStatus status, int psn, int nakCode, boolean reliable) {
         qp.completeRecvHeadError(status);
         return nakAndError(psn, nakCode, reliable);
     }

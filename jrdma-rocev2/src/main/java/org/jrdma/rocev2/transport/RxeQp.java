@@ -6,6 +6,7 @@ import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.rocev2.net.SockAddr;
 import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.PacketBuffer;
+import org.jrdma.rocev2.wire.RoceV2;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.soft.RecvWqe;
 import org.jrdma.soft.SendWqe;
@@ -46,9 +47,6 @@ public final class RxeQp extends SoftQp {
     private final Icrc icrc = new Icrc();
     private final SockAddr peer = new SockAddr();
     private final SockAddr udPeer = new SockAddr();
-    private boolean peerIpv6;
-    private int peerIpv4;
-    private long peerHi, peerLo;
     private boolean requesterPaused;
     /** The UDP source port this QP's packets carry (rxe's rule, {@link SourcePort}). */
     private int srcPort;
@@ -113,18 +111,24 @@ public final class RxeQp extends SoftQp {
     }
 
     private void setPeer() {
-        byte[] g = av.grh().dgid().raw();
-        if (av.grh().dgid().isIpv4Mapped()) {
-            peerIpv6 = false;
-            peerIpv4 = ((g[12] & 0xff) << 24) | ((g[13] & 0xff) << 16) | ((g[14] & 0xff) << 8) | (g[15] & 0xff);
-            peer.setIpv4(peerIpv4, org.jrdma.rocev2.wire.RoceV2.UDP_PORT);
-        } else {
-            peerIpv6 = true;
-            peerHi = java.nio.ByteBuffer.wrap(g, 0, 8).getLong();
-            peerLo = java.nio.ByteBuffer.wrap(g, 8, 8).getLong();
-            peer.setIpv6(peerHi, peerLo, org.jrdma.rocev2.wire.RoceV2.UDP_PORT);
-        }
+        setAddress(peer, av.grh().dgid());
         srcPort = SourcePort.connected(qpn, destQpn, av.grh().flowLabel());
+    }
+
+    /** Sets {@code dst} to the IP address of a GID (IPv4-mapped as IPv4), UDP port 4791; allocation-free. */
+    private static void setAddress(SockAddr dst, Gid g) {
+        if (g.isIpv4Mapped()) {
+            dst.setIpv4((g.byteAt(12) << 24) | (g.byteAt(13) << 16) | (g.byteAt(14) << 8) | g.byteAt(15),
+                    RoceV2.UDP_PORT);
+            return;
+        }
+        long hi = 0;
+        long lo = 0;
+        for (int i = 0; i < 8; i++) {
+            hi = (hi << 8) | g.byteAt(i);
+            lo = (lo << 8) | g.byteAt(8 + i);
+        }
+        dst.setIpv6(hi, lo, RoceV2.UDP_PORT);
     }
 
     @Override
@@ -211,10 +215,10 @@ public final class RxeQp extends SoftQp {
     }
 
     private boolean fromPeer(SockAddr from) {
-        if (peerIpv6) {
-            return from.ipv6Hi() == peerHi && from.ipv6Lo() == peerLo;
+        if (peer.isIpv6()) {
+            return from.ipv6Hi() == peer.ipv6Hi() && from.ipv6Lo() == peer.ipv6Lo();
         }
-        return from.ipv4() == peerIpv4;
+        return from.ipv4() == peer.ipv4();
     }
 
     /** Timers, from the I/O thread. */
@@ -246,43 +250,27 @@ public final class RxeQp extends SoftQp {
      * recovers but Linux does not accept: IPv4 towards Linux needs the raw port).
      */
     void transmit(PacketBuffer buf, int len) {
-        int sport = agent.port().sourcePort(srcPort);
-        int ic;
-        int id = 0;
-        if (peerIpv6) {
-            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), peerHi, peerLo, sport,
-                    org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
-        } else {
-            id = agent.port().nextIpv4Id();
-            ic = icrc.ipv4(agent.ipv4(), peerIpv4, id, 0x4000, sport, org.jrdma.rocev2.wire.RoceV2.UDP_PORT, buf, 0, len);
-        }
-        Icrc.write(buf, len, ic);
-        agent.send(buf, len + 4, peer, sport, id);
+        transmitTo(buf, len, peer, srcPort);
     }
 
     /** Sends a UD packet (ICRC added) to the address of a WQE's address handle. */
     void transmitDatagram(PacketBuffer buf, int len, RxeSendWqe w) {
-        org.jrdma.verbs.Gid g = w.udAv.grh().dgid();
-        int sport = agent.port().sourcePort(SourcePort.datagram(qpn));
-        int dport = org.jrdma.rocev2.wire.RoceV2.UDP_PORT;
-        int ic;
+        setAddress(udPeer, w.udAv.grh().dgid());
+        transmitTo(buf, len, udPeer, SourcePort.datagram(qpn));
+    }
+
+    private void transmitTo(PacketBuffer buf, int len, SockAddr dst, int requestedSport) {
+        int sport = agent.port().sourcePort(requestedSport);
         int id = 0;
-        if (g.isIpv4Mapped()) {
-            int a = (g.byteAt(12) << 24) | (g.byteAt(13) << 16) | (g.byteAt(14) << 8) | g.byteAt(15);
-            udPeer.setIpv4(a, dport);
-            id = agent.port().nextIpv4Id();
-            ic = icrc.ipv4(agent.ipv4(), a, id, 0x4000, sport, dport, buf, 0, len);
+        int ic;
+        if (dst.isIpv6()) {
+            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), dst.ipv6Hi(), dst.ipv6Lo(), sport, RoceV2.UDP_PORT, buf, 0, len);
         } else {
-            long hi = 0, lo = 0;
-            for (int i = 0; i < 8; i++) {
-                hi = (hi << 8) | g.byteAt(i);
-                lo = (lo << 8) | g.byteAt(8 + i);
-            }
-            udPeer.setIpv6(hi, lo, dport);
-            ic = icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), hi, lo, sport, dport, buf, 0, len);
+            id = agent.port().nextIpv4Id();
+            ic = icrc.ipv4(agent.ipv4(), dst.ipv4(), id, 0x4000, sport, RoceV2.UDP_PORT, buf, 0, len);
         }
         Icrc.write(buf, len, ic);
-        agent.send(buf, len + 4, udPeer, sport, id);
+        agent.send(buf, len + 4, dst, sport, id);
     }
 
     /** True when a UD destination GID is of the device's IP version. */
