@@ -105,6 +105,33 @@ final class Lab {
     }
 
     /** Whether a process named {@code name} runs in the guest (busybox pidof). */
+    /** True when both guests run a trivial job within 20 s (their job agents answer). */
+    boolean guestsAlive() throws IOException, InterruptedException {
+        return quiet(exec(20, "g1", "true")) == 0 && quiet(exec(20, "g2", "true")) == 0;
+    }
+
+    /** Restarts the lab ({@code lab down}, {@code lab up 2}) when a guest does not answer. */
+    void ensureGuestsAlive() throws IOException, InterruptedException {
+        if (!guestsAlive()) {
+            System.out.println("interop: a lab guest does not answer; restarting the lab");
+            restart();
+        }
+    }
+
+    /** {@code lab down} then {@code lab up 2}, bounded; fails when the guests still do not answer. */
+    void restart() throws IOException, InterruptedException {
+        quiet(List.of(script.toString(), "down"));
+        Path out = Files.createTempFile("lab-up", ".txt");
+        try {
+            int rc = Bounded.run(List.of(script.toString(), "up", "2"), Map.of(), out, Duration.ofSeconds(180));
+            if (rc != 0 || !guestsAlive()) {
+                throw new IllegalStateException("lab restart failed (rc " + rc + "): " + Files.readString(out));
+            }
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
     boolean guestHas(String guest, String name) throws IOException, InterruptedException {
         return quiet(exec(10, guest, "pidof " + name + " >/dev/null")) == 0;
     }

@@ -69,6 +69,27 @@ final class PerftestPair {
      */
     static Result run(String name, int port, Side server, Side client, Lab lab, String counterGuest)
             throws IOException, InterruptedException {
+        if (lab == null) {
+            return runOnce(name, port, server, client, null, null);
+        }
+        lab.ensureGuestsAlive();
+        Result r = runOnce(name, port, server, client, lab, counterGuest);
+        if ((r.serverRc() != 0 || r.clientRc() != 0) && !lab.guestsAlive()) {
+            // the emulated guest itself hung (its job agent stopped answering): that says nothing about
+            // jrdma; restart the lab and run once more, and say so next to the outputs
+            System.out.println("interop: " + name + ": a lab guest stopped answering during the run; restarting the lab"
+                    + " and running it again");
+            Files.writeString(outputDir().resolve(name + ".guest-hung.txt"),
+                    "first attempt: server rc " + r.serverRc() + ", client rc " + r.clientRc()
+                            + "; a guest stopped answering lab exec, so the lab was restarted and the run repeated\n");
+            lab.restart();
+            r = runOnce(name, port, server, client, lab, counterGuest);
+        }
+        return r;
+    }
+
+    private static Result runOnce(String name, int port, Side server, Side client, Lab lab, String counterGuest)
+            throws IOException, InterruptedException {
         Path dir = outputDir();
         Map<String, Long> before = lab != null ? lab.rxeCounters(counterGuest) : Map.of();
         Path pcap = dir.resolve(name + ".pcap");
