@@ -170,6 +170,7 @@ public final class UdpSocket implements AutoCloseable {
     private final MemorySegment rxMsg;
     private final MemorySegment rxIov;
     private final MemorySegment rxControlSeg;
+    private final MemorySegment rxNameLen;
     private int lastSegmentSize;
     private int lastTrafficClass = -1;
 
@@ -191,6 +192,7 @@ public final class UdpSocket implements AutoCloseable {
         rxMsg = arena.allocate(LibC.MSGHDR_SIZE, 8);
         rxIov = arena.allocate(LibC.IOVEC_SIZE, 8);
         rxControlSeg = arena.allocate(RX_CONTROL_BYTES, 8);
+        rxNameLen = arena.allocate(4, 4);
         local = new SockAddr(arena);
 
         ipv6 = bindAddress instanceof Inet6Address;
@@ -279,6 +281,55 @@ public final class UdpSocket implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ data path: send
+
+    /**
+     * Sends one datagram to the address this socket is {@link #connect connected} to, with
+     * {@code sendto(2)} without an address: the kernel reuses the route cached at connect, which
+     * on loopback takes about 0.4 µs (a sixth) off each send. Over IPv4 the kernel then writes a
+     * per-socket counter into the IP Identification instead of 0 (see {@link #connect}).
+     *
+     * @return bytes sent; 0 if it would block; {@code -errno} for a countable condition (class doc;
+     *         on a connected socket also {@code ECONNREFUSED} after an ICMP port unreachable)
+     * @throws NetException for other errors (EDESTADDRREQ when not connected)
+     */
+    public int send(MemorySegment buf, long offset, int length) {
+        long addr = address(buf, offset, length);
+        long n;
+        try {
+            do {
+                n = (long) LibC.SENDTO.invokeExact(txErrno, fd, addr, (long) length, 0, MemorySegment.NULL, 0);
+            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
+        }
+        return n >= 0 ? (int) n : sendError("send", LibC.errno(txErrno));
+    }
+
+    /**
+     * {@code connect(2)}: makes {@code dst} the default destination of {@link #send} and lets the
+     * kernel keep the route. Side effects, {@code udp(7)}, {@code ip(7)}: the socket then receives
+     * only from {@code dst}; ICMP errors for it come back as errors of later sends; and over IPv4
+     * with DF the Identification of each datagram is a per-socket counter rather than 0, so a
+     * receiver that checks the ICRC must learn it from the ICRC ({@code Icrc.solveIpv4Id}).
+     * {@link #sendTo} still works, to any address. Control path.
+     *
+     * @throws NetException if the kernel refuses (no route)
+     */
+    public synchronized void connect(SockAddr dst) {
+        ensureOpen();
+        checkDst(dst);
+        int r;
+        try {
+            r = (int) LibC.CONNECT.invokeExact(ctlErrno, fd, dst.seg, dst.length());
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        }
+        if (r < 0) {
+            throw NetException.of("connect(" + dst + ")", LibC.errno(ctlErrno));
+        }
+    }
 
     /**
      * Sends one datagram of {@code length} bytes at {@code buf[offset]} to {@code dst} with
@@ -392,7 +443,8 @@ public final class UdpSocket implements AutoCloseable {
 
     /**
      * Receives one datagram (with GRO: possibly a train of coalesced datagrams) into
-     * {@code buf[offset .. offset+capacity)} with {@code recvmsg(2)}, and its source into
+     * {@code buf[offset .. offset+capacity)} with {@code recvfrom(2)} ({@code recvmsg(2)} when
+     * control messages are wanted), and its source into
      * {@code from}. With {@link Options#gro} or {@link Options#receiveTrafficClass} on, also sets
      * {@link #receivedSegmentSize()} and {@link #receivedTrafficClass()}.
      *
@@ -405,6 +457,9 @@ public final class UdpSocket implements AutoCloseable {
      */
     public int receive(MemorySegment buf, long offset, int capacity, SockAddr from) {
         long addr = address(buf, offset, capacity);
+        if (!rxControl) {
+            return receiveFrom(addr, capacity, buf, from);
+        }
         MemorySegment m = rxMsg;
         rxIov.set(JAVA_LONG, 0, addr);
         rxIov.set(JAVA_LONG, 8, capacity);
@@ -434,6 +489,38 @@ public final class UdpSocket implements AutoCloseable {
         }
         if (rxControl) {
             parseControl(rxControlSeg, m.get(JAVA_LONG, LibC.MSG_CONTROLLEN), (int) n);
+        }
+        return (int) n;
+    }
+
+    /**
+     * {@link #receive} without control messages: {@code recvfrom(2)} with MSG_TRUNC (which returns the
+     * datagram's real length, so truncation is still seen) costs about 0.1 µs less per call than
+     * {@code recvmsg(2)}, which copies in and checks a msghdr and an iovec, on the polling path
+     * where most calls find the socket empty.
+     */
+    private int receiveFrom(long addr, int capacity, MemorySegment buf, SockAddr from) {
+        MemorySegment name = from == null ? MemorySegment.NULL : from.seg;
+        MemorySegment nameLen = from == null ? MemorySegment.NULL : rxNameLen;
+        long n;
+        try {
+            do {
+                if (from != null) {
+                    rxNameLen.set(JAVA_INT, 0, SockAddr.SIZE);
+                }
+                n = (long) LibC.RECVFROM.invokeExact(rxErrno, fd, addr, (long) capacity, LibC.MSG_TRUNC, name, nameLen);
+            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(buf);
+            Reference.reachabilityFence(from);
+        }
+        if (n < 0) {
+            return receiveError("recvfrom", LibC.errno(rxErrno));
+        }
+        if (n > capacity) {
+            return -LibC.EMSGSIZE;
         }
         return (int) n;
     }

@@ -75,14 +75,31 @@ public final class RxeAgent implements Runnable {
     private volatile boolean running;
     /** Held by whichever thread receives: the I/O thread, or an application thread in {@link #progress()}. */
     private final java.util.concurrent.locks.ReentrantLock rxLock = new java.util.concurrent.locks.ReentrantLock();
-    /** When an application thread last received in {@link #progress()} (System.nanoTime). */
-    private volatile long lastExternalProgress = Long.MIN_VALUE / 2;
+    /**
+     * Receive rounds made by application threads in {@link #progress()}: incremented under rxLock,
+     * published with an opaque store (no fence, no clock read on the polling path); the I/O thread
+     * compares it between its naps to tell whether an application thread is receiving.
+     */
+    private long externalRounds;
+    private static final java.lang.invoke.VarHandle EXTERNAL_ROUNDS;
+
+    static {
+        try {
+            EXTERNAL_ROUNDS = java.lang.invoke.MethodHandles.lookup()
+                    .findVarHandle(RxeAgent.class, "externalRounds", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** Whether polling threads receive ({@code -Djrdma.pollProgress=false} leaves it all to the I/O thread). */
     static final boolean POLL_PROGRESS = !"false".equals(System.getProperty("jrdma.pollProgress"));
     /** Whether a polling thread defers its ACKs until after its next post ({@code -Djrdma.deferAcks}). */
     static final boolean DEFER_ACKS = !"false".equals(System.getProperty("jrdma.deferAcks"));
-    /** While application threads received within this time, the I/O thread leaves receiving to them. */
-    static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
+    /**
+     * While application threads received within about this time, the I/O thread leaves receiving to
+     * them and naps this long between its looks (timers included: {@link #TIMER_TICK_NANOS}).
+     */
+    static final long EXTERNAL_PROGRESS_NANOS = Long.getLong("jrdma.napMicros", 1000) * 1000L;
     private Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
@@ -242,7 +259,7 @@ public final class RxeAgent implements Runnable {
     public void progress() {
         if (POLL_PROGRESS && rxLock.tryLock()) {
             try {
-                lastExternalProgress = System.nanoTime();
+                EXTERNAL_ROUNDS.setOpaque(this, externalRounds + 1);
                 flushAcks(); // what an earlier call deferred
                 // one packet per call: the poller sees its completion (or data) without the system
                 // call that would find the socket empty; it polls again anyway
@@ -273,8 +290,9 @@ public final class RxeAgent implements Runnable {
 
     /**
      * Receives up to a burst of packets and handles them, then sends the coalesced ACKs, or leaves
-     * them (when {@code flush} is false) for {@link #flushDeferredAcks()}, the next poll or the I/O
-     * thread (within {@link #EXTERNAL_PROGRESS_NANOS}/4). Holds rxLock.
+     * them (when {@code flush} is false) for {@link #flushDeferredAcks()}, the next poll or, when the
+     * application thread stops polling, the I/O thread (after one nap, about
+     * {@link #EXTERNAL_PROGRESS_NANOS}). Holds rxLock.
      */
     private int receiveBurst(boolean flush, int max) {
         int got = 0;
@@ -302,19 +320,24 @@ public final class RxeAgent implements Runnable {
     public void run() {
         long lastPacket = System.nanoTime();
         long nextTimerScan = lastPacket + TIMER_TICK_NANOS;
+        long roundsSeen = (long) EXTERNAL_ROUNDS.getOpaque(this);
         while (running) {
             try {
-                long now = System.nanoTime();
-                if (now - lastExternalProgress < EXTERNAL_PROGRESS_NANOS) {
-                    // an application thread is polling and receiving: only keep the timers going
+                long rounds = (long) EXTERNAL_ROUNDS.getOpaque(this);
+                if (rounds != roundsSeen) {
+                    // an application thread received since the last look: leave receiving (and the ACKs
+                    // it deferred, which it sends on its next poll or post) to it, keep the timers going,
+                    // and nap, so that a busy-polling application keeps its core to itself
+                    roundsSeen = rounds;
+                    long now = System.nanoTime();
                     if (now - nextTimerScan >= 0) {
                         scanTimers(now);
                         nextTimerScan = now + TIMER_TICK_NANOS;
                     }
-                    flushDeferredAcks();
-                    LockSupport.parkNanos(EXTERNAL_PROGRESS_NANOS / 4);
+                    LockSupport.parkNanos(EXTERNAL_PROGRESS_NANOS);
                     continue;
                 }
+                long now = System.nanoTime();
                 int got;
                 rxLock.lock();
                 try {

@@ -22,6 +22,15 @@ public final class UdpPacketPort implements PacketPort {
     /** Send-only sockets bound to rxe-style source ports, by port - 0xC000; {@link #socket} where one could not be bound. */
     private final java.util.concurrent.atomic.AtomicReferenceArray<UdpSocket> flowSockets =
             new java.util.concurrent.atomic.AtomicReferenceArray<>(0x4000);
+    /**
+     * The destination each flow socket is connected to (same index), {@link #UNCONNECTED} when it is
+     * not, null before its first packet: a flow socket is connected to the destination of its first
+     * packet when that is IPv6 or IPv4 loopback (see {@link #connectable}); written once.
+     */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<SockAddr> flowPeers =
+            new java.util.concurrent.atomic.AtomicReferenceArray<>(0x4000);
+    /** {@link #flowPeers} entry of a flow socket left unconnected (an unset address: matches no destination). */
+    private static final SockAddr UNCONNECTED = new SockAddr();
 
     private UdpPacketPort(UdpSocket socket, java.net.InetAddress address, boolean perFlowPorts) {
         this.socket = socket;
@@ -75,6 +84,44 @@ public final class UdpPacketPort implements PacketPort {
         return s;
     }
 
+    /**
+     * The destination flow socket {@code s} (of source port {@code port}) is connected to, or
+     * {@link #UNCONNECTED}; decided at the flow's first packet, to {@code dst}.
+     */
+    private SockAddr flowPeer(UdpSocket s, int port, SockAddr dst) {
+        SockAddr peer = flowPeers.get(port - SPORT_BASE);
+        return peer != null ? peer : connectFlow(s, port, dst);
+    }
+
+    private synchronized SockAddr connectFlow(UdpSocket s, int port, SockAddr dst) {
+        SockAddr peer = flowPeers.get(port - SPORT_BASE);
+        if (peer == null) {
+            peer = UNCONNECTED;
+            if (connectable(dst)) {
+                try {
+                    s.connect(dst);
+                    peer = new SockAddr().copyFrom(dst);
+                } catch (RuntimeException e) {
+                    // no route now: stay unconnected, sendto reports what happens
+                }
+            }
+            flowPeers.set(port - SPORT_BASE, peer);
+        }
+        return peer;
+    }
+
+    /**
+     * Whether a flow socket may be connected to {@code dst}: always over IPv6 (no Identification in
+     * the header, so the ICRC does not change), over IPv4 only to a loopback address. Elsewhere the
+     * socket stays unconnected, so that the kernel writes Identification 0 (DF set, unconnected
+     * socket: Linux's {@code ip_select_ident_segs}), the value the ICRC was computed with: a
+     * receiver that cannot solve for the Identification (Linux rxe) then accepts the packet. On
+     * loopback the peer is another jrdma process, which solves for it.
+     */
+    private static boolean connectable(SockAddr dst) {
+        return dst.isIpv6() || (dst.isIpv4() && (dst.ipv4() >>> 24) == 127);
+    }
+
     @Override
     public int nextIpv4Id() {
         return 0;
@@ -93,7 +140,8 @@ public final class UdpPacketPort implements PacketPort {
     @Override
     public boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
         UdpSocket socket = flowSocket(srcPort);
-        int r = socket.sendTo(buf.seg, 0, len, dst);
+        boolean connected = socket != this.socket && flowPeer(socket, srcPort, dst).sameAs(dst);
+        int r = connected ? socket.send(buf.seg, 0, len) : socket.sendTo(buf.seg, 0, len, dst);
         if (r > 0) {
             return true;
         }
@@ -103,7 +151,7 @@ public final class UdpPacketPort implements PacketPort {
         long deadline = System.nanoTime() + SEND_WAIT_NANOS;
         do {
             Thread.yield();
-            r = socket.sendTo(buf.seg, 0, len, dst);
+            r = connected ? socket.send(buf.seg, 0, len) : socket.sendTo(buf.seg, 0, len, dst);
         } while (r == 0 && System.nanoTime() - deadline < 0);
         return r > 0;
     }
