@@ -99,7 +99,7 @@ public final class RxeAgent implements Runnable {
      * While application threads received within about this time, the I/O thread leaves receiving to
      * them and naps this long between its looks (timers included: {@link #TIMER_TICK_NANOS}).
      */
-    static final long EXTERNAL_PROGRESS_NANOS = Long.getLong("jrdma.napMicros", 1000) * 1000L;
+    static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
     private Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
