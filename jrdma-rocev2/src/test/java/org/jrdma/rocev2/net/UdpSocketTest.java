@@ -74,6 +74,34 @@ class UdpSocketTest {
     }
 
     @Test
+    void connectedSocketSendsToItsPeerWithoutAnAddressAndStillSendsToOthers() {
+        try (Arena a = Arena.ofConfined();
+             UdpSocket s1 = UdpSocket.open(LO1, 0, null);
+             UdpSocket s2 = UdpSocket.open(LO2, 0, null);
+             UdpSocket s3 = UdpSocket.open(LO2, 0, null)) {
+            MemorySegment tx = pattern(a, 256, 3);
+            MemorySegment rx = a.allocate(512);
+            SockAddr from = new SockAddr(a);
+            s1.connect(new SockAddr(a).setIpv4(0x7f000002, s2.localPort()));
+            assertEquals(200, s1.send(tx, 0, 200));
+            assertEquals(200, receiveOne(s2, rx, 0, 512, from));
+            assertArrayEquals(tx.asSlice(0, 200).toArray(JAVA_BYTE), rx.asSlice(0, 200).toArray(JAVA_BYTE));
+            assertEquals(s1.localPort(), from.port());
+            // sendto(2) with an address still reaches another socket (udp(7))
+            assertEquals(100, s1.sendTo(tx, 0, 100, new SockAddr(a).setIpv4(0x7f000002, s3.localPort())));
+            assertEquals(100, receiveOne(s3, rx, 0, 512, from));
+        }
+    }
+
+    @Test
+    void sendWithoutAnAddressOnAnUnconnectedSocketIsEdestaddrreq() {
+        try (Arena a = Arena.ofConfined(); UdpSocket s1 = UdpSocket.open(LO1, 0, null)) {
+            NetException e = assertThrows(NetException.class, () -> s1.send(a.allocate(8), 0, 8));
+            assertEquals(89, e.errno(), e.getMessage()); // EDESTADDRREQ (Linux), udp(7)
+        }
+    }
+
+    @Test
     void ipv4SocketsAskForDontFragment() {
         try (UdpSocket s = UdpSocket.open(LO1, 0, null)) {
             assertFalse(s.isIpv6());

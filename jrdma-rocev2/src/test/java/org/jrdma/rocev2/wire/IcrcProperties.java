@@ -78,6 +78,28 @@ class IcrcProperties {
         assertNotEquals(good, icrc(c, f, src4, dst4, id, flags, sport, dport, s6hi, d6lo, b, len), f.id() + " bit " + bit);
     }
 
+    /**
+     * Solving for the IPv4 Identification recovers the ID the ICRC was computed with, for any ID and
+     * any length up to the largest UDP payload (every table of inverse powers is used), and the
+     * shortcut for ID 0 agrees with the general path. ({@link Icrc#ipv4} itself is checked against
+     * the captures by IcrcCaptureTest.)
+     */
+    @Property(tries = 500)
+    void solveIpv4IdRecoversAnyIdAtAnyLength(@ForAll @IntRange(min = 12, max = 65_000) int len,
+                                             @ForAll @IntRange(max = 0xFFFF) int id, @ForAll boolean df,
+                                             @ForAll byte fill) {
+        PacketBuffer b = PacketBuffer.allocate(len + Icrc.LENGTH);
+        for (int i = 0; i < len; i++) {
+            b.bb.put(i, (byte) (fill + i * 31));
+        }
+        Icrc c = new Icrc();
+        int flags = df ? 0x4000 : 0;
+        int ic = c.ipv4(0x7f000001, 0x7f000002, id, flags, 0xC123, 4791, b, 0, len);
+        assertEquals(id, c.solveIpv4Id(0x7f000001, 0x7f000002, flags, 0xC123, 4791, b, 0, len, ic));
+        assertNotEquals(id, c.solveIpv4Id(0x7f000001, 0x7f000002, flags ^ 0x4000, 0xC123, 4791, b, 0, len, ic),
+                "another flags field yields another ID or none");
+    }
+
     @Property(tries = 200)
     void bthByte4IsMasked(@ForAll @IntRange(max = 100_000) int which, @ForAll byte flip) {
         RoceFrame f = FRAMES.get(which % FRAMES.size());
