@@ -75,6 +75,8 @@ public final class Params {
     public boolean reqCqMod;
     public Output output = Output.FULL;
     public boolean performWarmUp;
+    /** {@code --jit_warm_up} (jrdma): ms of {@link JitWarmUp} before the test; 0 = none. */
+    public int jitWarmUpMillis = JitWarmUp.DEFAULT_MILLIS;
     public AtomicType atomicType = AtomicType.FETCH_AND_ADD;
     /** {@code -o}: 0 = the device maximum. */
     public int outReads;

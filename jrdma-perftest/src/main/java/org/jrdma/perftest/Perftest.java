@@ -58,8 +58,11 @@ public final class Perftest {
                 if (p.full()) {
                     out.out(Printer.WAITING);
                 }
+                // listening already (a client's connect waits in the backlog), not yet talking
+                JitWarmUp.run(ctx, p, res.gid);
                 comm = OobChannel.accept(ss);
             } else {
+                JitWarmUp.run(ctx, p, res.gid);
                 comm = OobChannel.connect(p.serverName, p.port, CONNECT_TIMEOUT_MS);
             }
             comm.exchangeVersions(OobChannel.VERSION);

@@ -94,6 +94,11 @@ public final class PerftestCommand implements Callable<Integer> {
     @Option(names = "--perform_warm_up", description = "warm up before the measurement (BW tests)")
     boolean warmUp;
 
+    @Option(names = "--jit_warm_up", paramLabel = "MS", defaultValue = "" + JitWarmUp.DEFAULT_MILLIS,
+            description = "jrdma: warm up the JIT for MS ms over a QP looped back on this device before talking"
+                    + " to the peer (default ${DEFAULT-VALUE}; 0 = off)")
+    int jitWarmUpMillis;
+
     @Option(names = {"-A", "--atomic_type"}, paramLabel = "TYPE", description = "CMP_AND_SWAP or FETCH_AND_ADD (atomic tests)")
     String atomicType;
 
@@ -226,6 +231,10 @@ public final class PerftestCommand implements Callable<Integer> {
             };
         }
         p.performWarmUp = warmUp;
+        if (jitWarmUpMillis < 0) {
+            throw bad("invalid --jit_warm_up " + jitWarmUpMillis + " (ms, 0 or more)");
+        }
+        p.jitWarmUpMillis = jitWarmUpMillis;
         if (plot != null) {
             try {
                 Plot.formatOf(plot);
