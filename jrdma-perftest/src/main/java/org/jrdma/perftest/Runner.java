@@ -404,7 +404,8 @@ final class Runner {
         long step = Resources.inc(p.size, p.cacheLineSize);
         long lastProgress = System.nanoTime();
         int idleRounds = 0;
-        while (rcnt < totIters || (p.duration && state != State.END)) {
+        // a duration run starts its clock at the first message (state stays END until then)
+        while (rcnt < totIters || (p.duration && (firstRx || state != State.END))) {
             if (p.useEvent) {
                 awaitEvent(r.recvCq);
             }
@@ -444,9 +445,9 @@ final class Runner {
                         }
                     }
                 }
-            } else if (!p.duration && System.nanoTime() - lastProgress > ALIVE_NANOS) {
-                throw new PerftestException("did not get a message for 60 seconds: received " + rcnt + " of "
-                        + totIters);
+            } else if ((!p.duration || firstRx) && System.nanoTime() - lastProgress > ALIVE_NANOS) {
+                throw new PerftestException("did not get a message for 60 seconds: received " + rcnt
+                        + (p.duration ? "" : " of " + totIters));
             }
             if (p.duration && !firstRx) {
                 tick();

@@ -29,6 +29,26 @@ class EndToEndTest {
         assertTrue(s.out().stream().anyMatch(l -> l.contains("Device         : jrxe0")), s.text());
     }
 
+    /**
+     * A duration run of the SEND bandwidth test: the server must keep receiving (and re-posting
+     * receives) for the whole run, not stop after its first receive queue's worth of messages.
+     */
+    @Test
+    void sendBwForADuration() throws Exception {
+        Run[] sc = TwoJvm.pair("ib_send_bw", "-D", "2", "-s", "1024", "-F");
+        Run s = sc[0];
+        Run c = sc[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        Pattern row = Pattern.compile(" 1024 +(\\d+) +\\d+\\.\\d\\d +(\\d+\\.\\d\\d)\\s+\\d+\\.\\d{6}");
+        java.util.regex.Matcher cm = row.matcher(c.row(row));
+        java.util.regex.Matcher sm = row.matcher(s.row(row));
+        assertTrue(cm.matches() && sm.matches(), c.text() + s.text());
+        // far more than the 512 receives the server posts at the start, and counted on both sides
+        assertTrue(Long.parseLong(cm.group(1)) > 5_000, c.text());
+        assertTrue(Long.parseLong(sm.group(1)) > 5_000, s.text());
+    }
+
     @Test
     void writeLat() throws Exception {
         Run[] sc = TwoJvm.pair("ib_write_lat", "-n", "100", "-s", "64", "-F");
