@@ -663,7 +663,8 @@ final class Runner {
             startDuration();
             firstRx = false;
         }
-        while (scnt < iters || rcnt < iters || (p.duration && state != State.END)) {
+        // the server of a duration run starts its clock at the first message (state END until then)
+        while (scnt < iters || rcnt < iters || (p.duration && (firstRx || state != State.END))) {
             if ((rcnt < iters || p.duration) && !(scnt < 1 && client)) {
                 int ne;
                 int idle = 0;
@@ -672,7 +673,7 @@ final class Runner {
                         awaitEvent(r.recvCq);
                     }
                     ne = r.recvCq.poll(wc, 1);
-                    if (p.duration) {
+                    if (p.duration && !firstRx) {
                         tick();
                         if (state == State.END) {
                             break;

@@ -49,6 +49,21 @@ class EndToEndTest {
         assertTrue(Long.parseLong(sm.group(1)) > 5_000, s.text());
     }
 
+    /** A duration run of the SEND latency test: the server answers for the whole run. */
+    @Test
+    void sendLatForADuration() throws Exception {
+        Run[] sc = TwoJvm.pair("ib_send_lat", "-D", "2", "-s", "2", "-F");
+        Run s = sc[0];
+        Run c = sc[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        // duration rows: #bytes #iterations t_avg tps
+        Pattern row = Pattern.compile(" 2 +(\\d+) +\\d+\\.\\d\\d +\\d+\\.\\d\\d\\s*");
+        java.util.regex.Matcher cm = row.matcher(c.row(row));
+        assertTrue(cm.matches(), c.text());
+        assertTrue(Long.parseLong(cm.group(1)) > 1_000, c.text());
+    }
+
     @Test
     void writeLat() throws Exception {
         Run[] sc = TwoJvm.pair("ib_write_lat", "-n", "100", "-s", "64", "-F");
