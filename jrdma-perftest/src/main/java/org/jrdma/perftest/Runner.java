@@ -224,25 +224,31 @@ final class Runner {
     private void awaitOneCompletion(CompletionQueue cq) {
         int idle = 0;
         while (true) {
-            if (p.useEvent) {
-                awaitEvent(cq);
-            }
             if (cq.poll(wc, 1) > 0) {
                 return;
             }
-            if (!p.useEvent) {
+            if (p.useEvent) {
+                awaitEvent(cq);
+            } else {
                 Spin.idle(idle++);
             }
         }
     }
 
+    /**
+     * {@code ctx_notify_events}: waits for the next event of the channel (at most 100 ms) and
+     * re-arms the CQ that raised it, which may be another CQ than the one {@code cq} the caller
+     * waits on (send and receive CQ share the channel); the caller then polls {@code cq}, which
+     * stays armed until it raises an event itself. (Re-arming {@code cq} instead left the CQ that
+     * fired disarmed, and a later wait on it took up to the 100 ms timeout.)
+     */
     private void awaitEvent(CompletionQueue cq) {
         try {
             CompletionQueue fired = r.channel.getEvent(100, TimeUnit.MILLISECONDS);
             if (fired != null) {
                 fired.ackEvents(1);
+                fired.reqNotify(false);
             }
-            cq.reqNotify(false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PerftestException("interrupted while waiting for a completion event");
@@ -354,12 +360,14 @@ final class Runner {
                 }
             }
             if (totccnt < totIters || (p.duration && totccnt < totscnt)) {
-                if (p.useEvent) {
-                    awaitEvent(r.sendCq);
-                }
                 int ne = r.sendCq.poll(wc, POLL_BATCH);
-                if (ne == 0 && !p.useEvent && scnt[0] - ccnt[0] + p.postList > p.txDepth) {
-                    Spin.idle(idleRounds++); // the queue is full: let the I/O thread have the core
+                if (ne == 0 && scnt[0] - ccnt[0] + p.postList > p.txDepth) {
+                    // the queue is full: wait for a completion (an event, or let the I/O thread have the core)
+                    if (p.useEvent) {
+                        awaitEvent(r.sendCq);
+                    } else {
+                        Spin.idle(idleRounds++);
+                    }
                 } else {
                     idleRounds = 0;
                 }
@@ -406,12 +414,13 @@ final class Runner {
         int idleRounds = 0;
         // a duration run starts its clock at the first message (state stays END until then)
         while (rcnt < totIters || (p.duration && (firstRx || state != State.END))) {
-            if (p.useEvent) {
-                awaitEvent(r.recvCq);
-            }
             int ne = r.recvCq.poll(wc, POLL_BATCH);
-            if (ne == 0 && !p.useEvent) {
-                Spin.idle(idleRounds++);
+            if (ne == 0) {
+                if (p.useEvent) {
+                    awaitEvent(r.recvCq);
+                } else {
+                    Spin.idle(idleRounds++);
+                }
             } else {
                 idleRounds = 0;
             }
@@ -669,10 +678,10 @@ final class Runner {
                 int ne;
                 int idle = 0;
                 do {
-                    if (p.useEvent) {
+                    ne = r.recvCq.poll(wc, 1);
+                    if (ne == 0 && p.useEvent) {
                         awaitEvent(r.recvCq);
                     }
-                    ne = r.recvCq.poll(wc, 1);
                     if (p.duration && !firstRx) {
                         tick();
                         if (state == State.END) {

@@ -81,6 +81,12 @@ public final class RxeContext extends SoftContext {
         agent.progress();
     }
 
+    /** A thread blocks for a CQ event: the I/O thread receives again at once. */
+    @Override
+    public void blockingForEvents() {
+        agent.applicationBlocking();
+    }
+
     @Override
     protected SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn) {
         RxeQp qp = new RxeQp(pd, attr, qpn, agent);

@@ -15,6 +15,11 @@ import org.jrdma.verbs.VerbsException;
 public final class SoftCompChannel implements CompletionChannel {
     private final ArrayBlockingQueue<SoftCq> events = new ArrayBlockingQueue<>(SoftLimits.MAX_CQ);
     final AtomicInteger users = new AtomicInteger();
+    private final SoftContext context;
+
+    SoftCompChannel(SoftContext context) {
+        this.context = context;
+    }
 
     void signal(SoftCq cq) {
         events.offer(cq);
@@ -22,14 +27,22 @@ public final class SoftCompChannel implements CompletionChannel {
 
     @Override
     public CompletionQueue getEvent() throws InterruptedException {
-        SoftCq cq = events.take();
+        SoftCq cq = events.poll();
+        if (cq == null) {
+            context.blockingForEvents();
+            cq = events.take();
+        }
         cq.eventDelivered();
         return cq;
     }
 
     @Override
     public CompletionQueue getEvent(long timeout, TimeUnit unit) throws InterruptedException {
-        SoftCq cq = events.poll(timeout, unit);
+        SoftCq cq = events.poll();
+        if (cq == null && timeout > 0) {
+            context.blockingForEvents();
+            cq = events.poll(timeout, unit);
+        }
         if (cq != null) {
             cq.eventDelivered();
         }

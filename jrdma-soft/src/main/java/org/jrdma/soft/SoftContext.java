@@ -43,7 +43,7 @@ public abstract class SoftContext implements Context {
     @Override
     public CompletionChannel createCompChannel() {
         ensureOpen();
-        return new SoftCompChannel();
+        return new SoftCompChannel(this);
     }
 
     @Override
@@ -93,6 +93,15 @@ public abstract class SoftContext implements Context {
      * already receiving). The default does nothing.
      */
     public void progress() {
+    }
+
+    /**
+     * A thread is about to block until a completion event arrives ({@code ibv_get_cq_event}): from
+     * now on the transport must make progress without it (a thread that received in
+     * {@link #progress()} may have let the transport's own thread step back). Must not block. The
+     * default does nothing.
+     */
+    public void blockingForEvents() {
     }
 
     /** Creates the transport's QP object. @throws VerbsException EOPNOTSUPP for an unsupported type */

@@ -84,6 +84,8 @@ public final class RxeAgent implements Runnable {
      * compares it between its naps to tell whether an application thread is receiving.
      */
     private long externalRounds;
+    /** Times an application thread was about to block for a CQ event ({@link #applicationBlocking()}). */
+    private final java.util.concurrent.atomic.AtomicLong blockingWaits = new java.util.concurrent.atomic.AtomicLong();
     private static final java.lang.invoke.VarHandle EXTERNAL_ROUNDS;
 
     static {
@@ -103,7 +105,7 @@ public final class RxeAgent implements Runnable {
      * them and naps this long between its looks (timers included: {@link #TIMER_TICK_NANOS}).
      */
     static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
-    private Thread thread;
+    private volatile Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
                     Mtu maxMtu, Mtu activeMtu) {
@@ -276,6 +278,18 @@ public final class RxeAgent implements Runnable {
     }
 
     /**
+     * An application thread is about to block until a CQ event: it receives no more, so the I/O
+     * thread must, now (it may be napping because that thread received in {@link #progress()}).
+     */
+    public void applicationBlocking() {
+        blockingWaits.incrementAndGet();
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
      * Sends the ACKs a polling thread deferred, if no thread is receiving right now (then that one
      * sends them). Called after a post: the application's reply (typically a WRITE or SEND that the
      * received message asked for) leaves before the ACK of the received message, which takes a
@@ -324,10 +338,16 @@ public final class RxeAgent implements Runnable {
         long lastPacket = System.nanoTime();
         long nextTimerScan = lastPacket + TIMER_TICK_NANOS;
         long roundsSeen = (long) EXTERNAL_ROUNDS.getOpaque(this);
+        long waitsSeen = blockingWaits.get();
         while (running) {
             try {
                 long rounds = (long) EXTERNAL_ROUNDS.getOpaque(this);
-                if (rounds != roundsSeen) {
+                long waits = blockingWaits.get();
+                if (waits != waitsSeen) {
+                    // an application thread blocks for an event: receive (and send its deferred ACKs) now
+                    waitsSeen = waits;
+                    roundsSeen = rounds;
+                } else if (rounds != roundsSeen) {
                     // an application thread received since the last look: leave receiving (and the ACKs
                     // it deferred, which it sends on its next poll or post) to it, keep the timers going,
                     // and nap, so that a busy-polling application keeps its core to itself
