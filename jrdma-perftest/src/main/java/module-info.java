@@ -10,6 +10,7 @@ module org.jrdma.perftest {
     requires HdrHistogram;
     requires org.knowm.xchart;
     requires java.desktop;
+    requires java.management;
     exports org.jrdma.perftest;
     opens org.jrdma.perftest to info.picocli;
 }

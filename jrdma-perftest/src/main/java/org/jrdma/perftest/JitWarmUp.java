@@ -30,18 +30,21 @@ import org.jrdma.verbs.WrOpcode;
  * the test runs, which on a small machine (two cores, both busy polling) shows as a t_avg and a 99%
  * percentile many times the typical latency of a short run (perftest's default is 1000 iterations).
  *
- * <p>So for a short while ({@code --jit_warm_up MS}, default {@value #DEFAULT_MILLIS} ms; 0 turns it
- * off) the tool runs its own operation (the test's verb, message size up to 64 KiB, connection type
- * RC or UC) over a QP of its own device connected to itself, with its own PD, MR and CQ, polling as
- * the test does. No packet reaches the peer and the peer is not kept waiting: the server does this
+ * <p>So the tool first runs its own operation (the test's verb, message size up to 64 KiB, connection
+ * type RC or UC) over a QP of its own device connected to itself, with its own PD, MR and CQ, polling
+ * as the test does, until the JIT has compiled nothing new for 100 ms (after at least
+ * {@value #MIN_OPS} operations; typically 0.7-1 s here) or {@code --jit_warm_up MS} (default
+ * {@value #DEFAULT_MILLIS} ms; 0 turns it off) have passed. No packet reaches the peer and the peer is not kept waiting: the server does this
  * after it starts listening and before it accepts, the client before it connects. It is a jrdma
  * extension; whatever goes wrong in it is reported in one line on stderr and the test goes on.
  */
 final class JitWarmUp {
-    /** Default length of the warm-up, ms. */
-    static final int DEFAULT_MILLIS = 400;
-    /** The most operations it runs (enough for C2 to compile the data path). */
-    static final int MAX_OPS = 50_000;
+    /** Default longest warm-up, ms. */
+    static final int DEFAULT_MILLIS = 2000;
+    /** The fewest operations it runs before it may stop early. */
+    static final int MIN_OPS = 20_000;
+    /** It stops when the JIT compiled nothing for this long (ns) while it ran. */
+    private static final long QUIET_NANOS = 100_000_000L;
     private static final long COMPLETION_TIMEOUT_NANOS = 200_000_000L;
     private static final int MAX_SIZE = 65536;
 
@@ -50,7 +53,7 @@ final class JitWarmUp {
 
     /**
      * Runs the warm-up on {@code ctx}'s port {@code p.ibPort} with GID {@code gid} (index
-     * {@code p.gidIndex}) for {@code p.jitWarmUpMillis}.
+     * {@code p.gidIndex}) for at most {@code p.jitWarmUpMillis}.
      *
      * @return the operations completed, or -1 if it was skipped or failed (the reason is on stderr)
      */
@@ -142,15 +145,30 @@ final class JitWarmUp {
         w.sendFlags(flags);
         RecvWr rw = new RecvWr().wrId(2).sgList(new Sge(dst, size, mr.lkey()));
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
-        long end = System.nanoTime() + p.jitWarmUpMillis * 1_000_000L;
+        long start = System.nanoTime();
+        long end = start + p.jitWarmUpMillis * 1_000_000L;
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean watchJit = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long lastJit = watchJit ? jit.getTotalCompilationTime() : 0;
+        long nextLook = start + QUIET_NANOS;
         int ops = 0;
-        while (ops < MAX_OPS && System.nanoTime() - end < 0) {
+        while (System.nanoTime() - end < 0) {
             if (send) {
                 qp.postRecv(rw);
             }
             qp.postSend(w);
             await(cq, wc, send ? 2 : 1);
             ops++;
+            long now = System.nanoTime();
+            if (watchJit && now - nextLook >= 0) {
+                // done once the operations no longer make the JIT compile anything
+                long t = jit.getTotalCompilationTime();
+                if (t == lastJit && ops >= MIN_OPS) {
+                    break;
+                }
+                lastJit = t;
+                nextLook = now + QUIET_NANOS;
+            }
         }
         return ops;
     }

@@ -95,8 +95,8 @@ public final class PerftestCommand implements Callable<Integer> {
     boolean warmUp;
 
     @Option(names = "--jit_warm_up", paramLabel = "MS", defaultValue = "" + JitWarmUp.DEFAULT_MILLIS,
-            description = "jrdma: warm up the JIT for MS ms over a QP looped back on this device before talking"
-                    + " to the peer (default ${DEFAULT-VALUE}; 0 = off)")
+            description = "jrdma: before talking to the peer, warm up the JIT over a QP looped back on this device"
+                    + " until it compiles nothing new, at most MS ms (default ${DEFAULT-VALUE}; 0 = off)")
     int jitWarmUpMillis;
 
     @Option(names = {"-A", "--atomic_type"}, paramLabel = "TYPE", description = "CMP_AND_SWAP or FETCH_AND_ADD (atomic tests)")

@@ -114,6 +114,11 @@ public final class RcPingpong implements Callable<Integer> {
     @Option(names = {"-c", "--chk"}, description = "validate received buffer")
     boolean chk;
 
+    @Option(names = "--jit_warm_up", paramLabel = "MS", defaultValue = "" + JitWarmUp.DEFAULT_MILLIS,
+            description = "jrdma: before the exchange, warm up the JIT over a QP looped back on this device"
+                    + " until it compiles nothing new, at most MS ms (default ${DEFAULT-VALUE}; 0 = off)")
+    int jitWarmUpMillis;
+
     @Option(names = {"-N", "--new_send"}, description = "use the new post-send API (accepted; jrdma has one)")
     boolean newSend;
 
@@ -263,11 +268,20 @@ public final class RcPingpong implements Callable<Integer> {
         PingpongDest my = new PingpongDest(pa.lid(), qp.qpNum(), ThreadLocalRandom.current().nextInt() & 0xffffff, gid);
         out.print(my.line(true));
         out.flush();
+        Params warm = new Params();
+        warm.verb = Verb.SEND;
+        warm.size = size;
+        warm.ibPort = ibPort;
+        warm.gidIndex = gidIndex;
+        warm.currMtu = Mtu.ofBytes(mtu).value();
+        warm.inlineSize = 0;
+        warm.jitWarmUpMillis = jitWarmUpMillis;
         PingpongDest rem;
         if (server != null) {
+            JitWarmUp.run(ctx, warm, gid);
             rem = clientExchange(server, port, my);
         } else {
-            rem = serverExchange(port, my, r -> connect(qp, my, r, gidIndex));
+            rem = serverExchange(port, my, r -> connect(qp, my, r, gidIndex), () -> JitWarmUp.run(ctx, warm, gid));
         }
         out.print(rem.line(false));
         out.flush();
@@ -506,6 +520,11 @@ public final class RcPingpong implements Callable<Integer> {
 
     /** {@code pp_server_exch_dest}: listen (any address, SO_REUSEADDR, backlog 1), accept one client. */
     static PingpongDest serverExchange(int port, PingpongDest my, OnRemote onRemote) {
+        return serverExchange(port, my, onRemote, () -> { });
+    }
+
+    /** As {@link #serverExchange(int, PingpongDest, OnRemote)}, running {@code whileListening} before it accepts. */
+    static PingpongDest serverExchange(int port, PingpongDest my, OnRemote onRemote, Runnable whileListening) {
         ServerSocket ss;
         try {
             ss = new ServerSocket();
@@ -516,6 +535,7 @@ public final class RcPingpong implements Callable<Integer> {
         }
         Socket s;
         try (ss) {
+            whileListening.run();
             s = ss.accept();
         } catch (IOException e) {
             throw new PerftestException("accept() failed: " + OobChannel.reason(e));
