@@ -47,6 +47,7 @@ final class JitWarmUp {
     private static final long QUIET_NANOS = 100_000_000L;
     private static final long COMPLETION_TIMEOUT_NANOS = 200_000_000L;
     private static final int MAX_SIZE = 65536;
+    private static final java.lang.invoke.VarHandle BYTE = java.lang.foreign.ValueLayout.JAVA_BYTE.varHandle();
 
     private JitWarmUp() {
     }
@@ -145,6 +146,7 @@ final class JitWarmUp {
         w.sendFlags(flags);
         RecvWr rw = new RecvWr().wrId(2).sgList(new Sge(dst, size, mr.lkey()));
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
+        boolean landsInDst = p.verb == Verb.WRITE;
         long start = System.nanoTime();
         long end = start + p.jitWarmUpMillis * 1_000_000L;
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
@@ -156,8 +158,17 @@ final class JitWarmUp {
             if (send) {
                 qp.postRecv(rw);
             }
+            byte mark = (byte) (ops + 1);
+            if (landsInDst) {
+                buf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, size - 1, mark);
+            }
             qp.postSend(w);
             await(cq, wc, send ? 2 : 1);
+            if (landsInDst) {
+                // a UC WRITE completes when it is sent: wait until it has landed, as write_lat does,
+                // so that the sender never runs ahead of the receiver (UC drops what overflows)
+                awaitByte(cq, wc, buf, 2L * size - 1, mark);
+            }
             ops++;
             long now = System.nanoTime();
             if (watchJit && now - nextLook >= 0) {
@@ -171,6 +182,19 @@ final class JitWarmUp {
             }
         }
         return ops;
+    }
+
+    /** Polls the CQ (which makes progress) until byte {@code off} of {@code buf} is {@code value}. */
+    private static void awaitByte(CompletionQueue cq, WorkCompletion[] wc, MemorySegment buf, long off, byte value) {
+        long deadline = System.nanoTime() + COMPLETION_TIMEOUT_NANOS;
+        for (int idle = 0; (byte) BYTE.getAcquire(buf, off) != value; idle++) {
+            cq.poll(wc, 0); // receives in this thread (progress in poll)
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("a WRITE did not land within "
+                        + COMPLETION_TIMEOUT_NANOS / 1_000_000 + " ms on the looped-back QP");
+            }
+            Spin.idle(idle);
+        }
     }
 
     /** Polls until {@code n} successful completions, as the tests poll (progress in poll). */
