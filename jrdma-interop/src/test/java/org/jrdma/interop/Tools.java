@@ -133,9 +133,11 @@ final class Tools {
      */
     static PerftestPair.Side jrdma(Lab lab, Family family, String tool, List<String> args, String serverAddress) {
         // timeout(1) bounds the JVM even if this test JVM is killed before it can stop it
+        // a short JIT warm-up: the lab's timings mean nothing, but the warm-up's looped-back QP is
+        // exercised in the lab's set-up (raw IPv4, IPv6 in the namespace) against Linux peers
         List<String> cmd = new ArrayList<>(Arrays.asList("timeout", "-k", "5",
                 Long.toString(HOST_LIMIT.toSeconds() + 5), root().resolve("bin/jrdma").toString(), tool,
-                "-d", JRDMA_DEVICE, "-x", JRDMA_GID_INDEX));
+                "-d", JRDMA_DEVICE, "-x", JRDMA_GID_INDEX, "--jit_warm_up", "300"));
         cmd.addAll(args);
         if (serverAddress != null) {
             cmd.add(serverAddress);
