@@ -95,7 +95,7 @@ final class Captures {
         List<String> cmd = List.of("tshark", "-r", pcap.toAbsolutePath().toString(), "--disable-protocol", "rpcordma",
                 "-Y", "udp.port==4791", "-T", "fields", "-e", "frame.number", "-e", "ip.src", "-e", "ipv6.src",
                 "-e", "infiniband.bth.opcode", "-e", "_ws.malformed", "-e", "_ws.expert.message",
-                "-e", "_ws.expert.severity", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=|");
+                "-e", "_ws.expert.severity", "-e", "frame.protocols", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=|");
         int rc;
         try {
             rc = Bounded.run(cmd, Map.of(), out, Duration.ofSeconds(120));
@@ -105,11 +105,12 @@ final class Captures {
         List<String> lines = Files.readAllLines(out).stream().filter(l -> !l.startsWith("Running as user")).toList();
         long packets = 0;
         long zeroChecksum = 0;
+        long payloadGuesses = 0;
         Map<String, Integer> bad = new TreeMap<>();
         String firstBad = null;
         for (String l : lines) {
             String[] f = l.split("\t", -1);
-            if (f.length < 7 || !f[0].matches("\\d+")) {
+            if (f.length < 8 || !f[0].matches("\\d+")) {
                 bad.merge("unexpected tshark output: " + l, 1, Integer::sum);
                 continue;
             }
@@ -119,7 +120,12 @@ final class Captures {
             if (f[3].isEmpty()) {
                 why.add("not dissected as RoCE v2 (no BTH)");
             }
-            if (!f[4].isEmpty()) {
+            // the InfiniBand dissector guesses at payloads: two bytes that look like an EtherType followed
+            // by two zero bytes (a 2-byte READ response and its pad) go to that EtherType's dissector,
+            // which then finds the packet malformed. Such a failure is in perftest's (random) data, not
+            // in the RoCE headers, which were dissected in full before the hand-over.
+            boolean payloadGuessed = payloadDissectedAs(f[7]) != null;
+            if (!f[4].isEmpty() && !payloadGuessed) {
                 why.add("malformed");
             }
             String[] msgs = f[5].isEmpty() ? new String[0] : f[5].split("\\|", -1);
@@ -133,7 +139,13 @@ final class Captures {
                     zeroChecksum++;
                     continue;
                 }
+                if (payloadGuessed && msgs[i].equals(MALFORMED_EXCEPTION)) {
+                    continue;
+                }
                 why.add(msgs[i]);
+            }
+            if (payloadGuessed && !f[4].isEmpty()) {
+                payloadGuesses++;
             }
             for (String w : why) {
                 bad.merge(w + " (from " + src + ")", 1, Integer::sum);
@@ -143,7 +155,9 @@ final class Captures {
             }
         }
         String summary = "tshark: " + packets + " RoCE v2 packets, " + bad.values().stream().mapToInt(Integer::intValue).sum()
-                + " with errors" + (zeroChecksum > 0 ? " (" + zeroChecksum + " rxe IPv6 zero UDP checksums expected)" : "");
+                + " with errors" + (zeroChecksum > 0 ? " (" + zeroChecksum + " rxe IPv6 zero UDP checksums expected)" : "")
+                + (payloadGuesses > 0 ? " (" + payloadGuesses + " payloads mis-guessed by tshark's InfiniBand"
+                        + " dissector, ignored)" : "");
         List<String> problems = new ArrayList<>();
         if (rc != 0) {
             problems.add("tshark exited " + rc + ": " + tail(lines, 5));
@@ -151,6 +165,23 @@ final class Captures {
             problems.add(summary + ": " + bad + "; first: " + firstBad);
         }
         return new Check("tshark", summary, problems);
+    }
+
+    /** tshark's expert message for an exception in a dissector ("malformed"). */
+    static final String MALFORMED_EXCEPTION = "Malformed Packet (Exception occurred)";
+
+    /**
+     * The protocol tshark handed a RoCE packet's payload to, from {@code frame.protocols} (e.g.
+     * {@code eth:ethertype:ipv6:udp:infiniband:ethertype:lldp} gives {@code ethertype:lldp}); null
+     * when the payload stayed plain data (or there was none).
+     */
+    static String payloadDissectedAs(String frameProtocols) {
+        int at = frameProtocols.indexOf(":infiniband:");
+        if (at < 0) {
+            return null;
+        }
+        String rest = frameProtocols.substring(at + ":infiniband:".length());
+        return rest.isEmpty() || rest.equals("data") ? null : rest;
     }
 
     /**
