@@ -79,9 +79,10 @@ public final class RxeAgent implements Runnable {
     /** Held by whichever thread receives: the I/O thread, or an application thread in {@link #progress()}. */
     private final java.util.concurrent.locks.ReentrantLock rxLock = new java.util.concurrent.locks.ReentrantLock();
     /**
-     * Receive rounds made by application threads in {@link #progress()}: incremented under rxLock,
-     * published with an opaque store (no fence, no clock read on the polling path); the I/O thread
-     * compares it between its naps to tell whether an application thread is receiving.
+     * Receive attempts made by application threads in {@link #progress()}, successful or not (racy
+     * increments by several threads lose counts, never the change), published with opaque accesses
+     * (no fence, no clock read on the polling path); the I/O thread compares it between its naps to
+     * tell whether an application thread is polling.
      */
     private long externalRounds;
     /** Times an application thread was about to block for a CQ event ({@link #applicationBlocking()}). */
@@ -262,9 +263,14 @@ public final class RxeAgent implements Runnable {
      * busy-polling application and its device do not compete for a core.
      */
     public void progress() {
-        if (POLL_PROGRESS && rxLock.tryLock()) {
+        if (!POLL_PROGRESS) {
+            return;
+        }
+        // counted before the lock is tried: while the I/O thread receives, every try of a poller fails,
+        // and counting only successes would let the I/O thread keep the socket (and the core) from it
+        EXTERNAL_ROUNDS.setOpaque(this, (long) EXTERNAL_ROUNDS.getOpaque(this) + 1);
+        if (rxLock.tryLock()) {
             try {
-                EXTERNAL_ROUNDS.setOpaque(this, externalRounds + 1);
                 flushAcks(); // what an earlier call deferred
                 // one packet per call: the poller sees its completion (or data) without the system
                 // call that would find the socket empty; it polls again anyway
