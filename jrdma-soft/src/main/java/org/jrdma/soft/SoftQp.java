@@ -581,6 +581,7 @@ public abstract class SoftQp implements QueuePair {
 
     @Override
     public void close() {
+        beforeClose();
         synchronized (lock) {
             if (closed) {
                 return;
@@ -593,6 +594,13 @@ public abstract class SoftQp implements QueuePair {
         sendCq.users.decrementAndGet();
         recvCq.users.decrementAndGet();
         pd.release();
+    }
+
+    /**
+     * Called when the QP is being destroyed, before its lock is taken and while it still works (e.g.
+     * to send the acknowledgements the transport owes the peer). The default does nothing.
+     */
+    protected void beforeClose() {
     }
 
     /** Called under the lock when the QP is destroyed. */

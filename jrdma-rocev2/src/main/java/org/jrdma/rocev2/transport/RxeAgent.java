@@ -154,6 +154,7 @@ public final class RxeAgent implements Runnable {
                 Thread.currentThread().interrupt();
             }
         }
+        flushOwedAcks();
     }
 
     Mtu maxMtu() {
@@ -224,6 +225,20 @@ public final class RxeAgent implements Runnable {
         RxeQp[] a = Arrays.copyOf(qps, qps.length + 1);
         a[a.length - 1] = qp;
         qps = a;
+    }
+
+    /**
+     * Sends the ACKs that polling threads deferred, whoever is receiving: before a QP goes away and
+     * before the device stops, so that a peer is not left retrying a request that was executed
+     * (a tool that gets its last completion and exits must still ACK the peer's last WRITE).
+     */
+    public void flushOwedAcks() {
+        rxLock.lock();
+        try {
+            flushAcks();
+        } finally {
+            rxLock.unlock();
+        }
     }
 
     synchronized void qpClosed(RxeQp qp) {

@@ -162,6 +162,12 @@ public final class RxeQp extends SoftQp {
     protected void onRecvPosted() {
     }
 
+    /** ACKs that a polling thread deferred go out before the QP does (the peer would retry for ever). */
+    @Override
+    protected void beforeClose() {
+        agent.flushOwedAcks();
+    }
+
     @Override
     protected void onClose() {
         agent.qpClosed(this);
