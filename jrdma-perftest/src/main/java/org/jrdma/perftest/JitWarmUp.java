@@ -2,6 +2,10 @@ package org.jrdma.perftest;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionQueue;
@@ -34,8 +38,9 @@ import org.jrdma.verbs.WrOpcode;
  * type RC or UC) over a QP of its own device connected to itself, with its own PD, MR and CQ, polling
  * as the test does, until the JIT has compiled nothing new for 100 ms (after at least
  * {@value #MIN_OPS} operations; typically 0.7-1 s here) or {@code --jit_warm_up MS} (default
- * {@value #DEFAULT_MILLIS} ms; 0 turns it off) have passed. No packet reaches the peer and the peer is not kept waiting: the server does this
- * after it starts listening and before it accepts, the client before it connects. It is a jrdma
+ * {@value #DEFAULT_MILLIS} ms; 0 turns it off) have passed. No packet reaches the peer and the
+ * peer is not kept waiting: the server does this after it starts listening and before it accepts,
+ * the client before it connects. It is a jrdma
  * extension; whatever goes wrong in it is reported in one line on stderr and the test goes on.
  */
 final class JitWarmUp {
@@ -47,7 +52,7 @@ final class JitWarmUp {
     private static final long QUIET_NANOS = 100_000_000L;
     private static final long COMPLETION_TIMEOUT_NANOS = 200_000_000L;
     private static final int MAX_SIZE = 65536;
-    private static final java.lang.invoke.VarHandle BYTE = java.lang.foreign.ValueLayout.JAVA_BYTE.varHandle();
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
 
     private JitWarmUp() {
     }
@@ -149,7 +154,7 @@ final class JitWarmUp {
         boolean landsInDst = p.verb == Verb.WRITE;
         long start = System.nanoTime();
         long end = start + p.jitWarmUpMillis * 1_000_000L;
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         boolean watchJit = jit != null && jit.isCompilationTimeMonitoringSupported();
         long lastJit = watchJit ? jit.getTotalCompilationTime() : 0;
         long nextLook = start + QUIET_NANOS;
@@ -160,7 +165,7 @@ final class JitWarmUp {
             }
             byte mark = (byte) (ops + 1);
             if (landsInDst) {
-                buf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, size - 1, mark);
+                buf.set(ValueLayout.JAVA_BYTE, size - 1, mark);
             }
             qp.postSend(w);
             await(cq, wc, send ? 2 : 1);

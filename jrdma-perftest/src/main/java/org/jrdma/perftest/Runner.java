@@ -228,7 +228,7 @@ final class Runner {
                 return;
             }
             if (p.useEvent) {
-                awaitEvent(cq);
+                awaitEvent();
             } else {
                 Spin.idle(idle++);
             }
@@ -237,12 +237,12 @@ final class Runner {
 
     /**
      * {@code ctx_notify_events}: waits for the next event of the channel (at most 100 ms) and
-     * re-arms the CQ that raised it, which may be another CQ than the one {@code cq} the caller
-     * waits on (send and receive CQ share the channel); the caller then polls {@code cq}, which
-     * stays armed until it raises an event itself. (Re-arming {@code cq} instead left the CQ that
-     * fired disarmed, and a later wait on it took up to the 100 ms timeout.)
+     * re-arms the CQ that raised it, which may be another CQ than the one the caller waits on (send
+     * and receive CQ share the channel); the caller then polls its CQ, which stays armed until it
+     * raises an event itself. (Re-arming the caller's CQ instead left the CQ that fired disarmed,
+     * and a later wait on it took up to the 100 ms timeout.)
      */
-    private void awaitEvent(CompletionQueue cq) {
+    private void awaitEvent() {
         try {
             CompletionQueue fired = r.channel.getEvent(100, TimeUnit.MILLISECONDS);
             if (fired != null) {
@@ -364,7 +364,7 @@ final class Runner {
                 if (ne == 0 && scnt[0] - ccnt[0] + p.postList > p.txDepth) {
                     // the queue is full: wait for a completion (an event, or let the I/O thread have the core)
                     if (p.useEvent) {
-                        awaitEvent(r.sendCq);
+                        awaitEvent();
                     } else {
                         Spin.idle(idleRounds++);
                     }
@@ -417,7 +417,7 @@ final class Runner {
             int ne = r.recvCq.poll(wc, POLL_BATCH);
             if (ne == 0) {
                 if (p.useEvent) {
-                    awaitEvent(r.recvCq);
+                    awaitEvent();
                 } else {
                     Spin.idle(idleRounds++);
                 }
@@ -680,7 +680,7 @@ final class Runner {
                 do {
                     ne = r.recvCq.poll(wc, 1);
                     if (ne == 0 && p.useEvent) {
-                        awaitEvent(r.recvCq);
+                        awaitEvent();
                     }
                     if (p.duration && !firstRx) {
                         tick();

@@ -135,6 +135,11 @@ public final class SockAddr {
         return family() == AF_INET;
     }
 
+    /** True for an IPv4 loopback address (127.0.0.0/8, RFC 1122 §3.2.1.3). */
+    public boolean isIpv4Loopback() {
+        return isIpv4() && (ipv4() >>> 24) == 127;
+    }
+
     /** True for an IPv6 address. */
     public boolean isIpv6() {
         return family() == AF_INET6;

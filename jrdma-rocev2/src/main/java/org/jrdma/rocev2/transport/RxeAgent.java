@@ -102,7 +102,7 @@ public final class RxeAgent implements Runnable {
     /** Whether a polling thread defers its ACKs until after its next post ({@code -Djrdma.deferAcks}). */
     static final boolean DEFER_ACKS = !"false".equals(System.getProperty("jrdma.deferAcks"));
     /**
-     * While application threads received within about this time, the I/O thread leaves receiving to
+     * While application threads polled within about this time, the I/O thread leaves receiving to
      * them and naps this long between its looks (timers included: {@link #TIMER_TICK_NANOS}).
      */
     static final long EXTERNAL_PROGRESS_NANOS = 1_000_000;
@@ -369,7 +369,7 @@ public final class RxeAgent implements Runnable {
                     waitsSeen = waits;
                     roundsSeen = rounds;
                 } else if (rounds != roundsSeen) {
-                    // an application thread received since the last look: leave receiving (and the ACKs
+                    // an application thread polled since the last look: leave receiving (and the ACKs
                     // it deferred, which it sends on its next poll or post) to it, keep the timers going,
                     // and nap, so that a busy-polling application keeps its core to itself
                     roundsSeen = rounds;
@@ -493,7 +493,7 @@ public final class RxeAgent implements Runnable {
             return icrc.ipv4(from.ipv4(), ipv4, (int) (idFlags >>> 16), flags, srcPort, dstPort, rx, 0, len) == received
                     // or a jrdma peer on loopback in UDP mode: its connected flow socket lets the kernel number
                     // datagrams whose ICRC assumed Identification 0 (still an exact 32-bit check, of a second value)
-                    || ((from.ipv4() >>> 24) == 127
+                    || (from.isIpv4Loopback()
                         && icrc.ipv4(from.ipv4(), ipv4, 0, flags, srcPort, dstPort, rx, 0, len) == received);
         }
         return icrc.solveIpv4Id(from.ipv4(), ipv4, 0x4000, srcPort, dstPort, rx, 0, len, received) >= 0

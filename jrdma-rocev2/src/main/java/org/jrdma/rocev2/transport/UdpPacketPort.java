@@ -119,7 +119,7 @@ public final class UdpPacketPort implements PacketPort {
      * loopback the peer is another jrdma process, which solves for it.
      */
     private static boolean connectable(SockAddr dst) {
-        return dst.isIpv6() || (dst.isIpv4() && (dst.ipv4() >>> 24) == 127);
+        return dst.isIpv6() || dst.isIpv4Loopback();
     }
 
     @Override

@@ -30,6 +30,20 @@ class SockAddrTest {
     }
 
     @Test
+    void ipv4LoopbackIsAll127Slash8AndNothingElse() throws Exception {
+        try (Arena a = Arena.ofConfined()) {
+            SockAddr s = new SockAddr(a);
+            assertTrue(s.setIpv4(0x7f000001, 4791).isIpv4Loopback());   // 127.0.0.1
+            assertTrue(s.setIpv4(0x7f580f02, 4791).isIpv4Loopback());   // 127.88.15.2
+            assertFalse(s.setIpv4(0x80000001, 4791).isIpv4Loopback());  // 128.0.0.1
+            assertFalse(s.setIpv4(0x0a4d0001, 4791).isIpv4Loopback());  // 10.77.0.1
+            assertFalse(s.set(InetAddress.getByName("::1"), 4791).isIpv4Loopback());
+            // Java turns an IPv4-mapped address into its IPv4 address
+            assertTrue(s.set(InetAddress.getByName("::ffff:127.0.0.1"), 4791).isIpv4Loopback());
+        }
+    }
+
+    @Test
     void ipv6LayoutIsSockaddrIn6() throws Exception {
         try (Arena a = Arena.ofConfined()) {
             InetAddress ip = InetAddress.getByName("fe80::1:2:3:4");
