@@ -47,19 +47,9 @@ class RxeLossInteropTest {
         int size = 65536;
         int port = Ports.next();
         List<String> args = Tools.args(size, ITERATIONS, port);
-        PerftestPair.Side server;
-        PerftestPair.Side client;
-        String name = tool + "-s" + size + ".ipv4.loss1pct.";
-        if (jrdmaRole.equals("client")) {
-            server = Tools.linux(lab, "g1", family, tool, args, null);
-            client = Tools.jrdma(lab, family, tool, args, lab.get("LAB_G1_ROCE"));
-            name += "rxe-g1-server.jrdma-client";
-        } else {
-            server = Tools.jrdma(lab, family, tool, args, null);
-            client = Tools.linux(lab, "g1", family, tool, args, lab.get("LAB_HOST_ROCE"));
-            name += "jrdma-server.rxe-g1-client";
-        }
-        PerftestPair.Result r = PerftestPair.run(name, port, server, client, lab, "g1");
-        PerftestPair.assertBothCompleted(r, server, client, size, ITERATIONS);
+        Tools.RxePair pair = Tools.withRxeOnG1(lab, family, tool, args, jrdmaRole.equals("client"));
+        String name = tool + "-s" + size + ".ipv4.loss1pct." + pair.roles();
+        PerftestPair.Result r = PerftestPair.run(name, port, pair.server(), pair.client(), lab, "g1");
+        PerftestPair.assertBothCompleted(r, pair.server(), pair.client(), size, ITERATIONS);
     }
 }

@@ -80,21 +80,11 @@ class RxePerftestInteropTest {
     void perftestCompletesBetweenJrdmaAndRxe(Family family, String tool, int size, Jrdma jrdma) throws Exception {
         int port = Ports.next();
         List<String> args = Tools.args(size, ITERATIONS, port);
-        PerftestPair.Side server;
-        PerftestPair.Side client;
-        String name = tool + "-s" + size + "." + family.name().toLowerCase(java.util.Locale.ROOT) + ".";
-        if (jrdma == Jrdma.CLIENT) {
-            server = Tools.linux(lab, "g1", family, tool, args, null);
-            client = Tools.jrdma(lab, family, tool, args, lab.get("LAB_G1_ROCE"));
-            name += "rxe-g1-server.jrdma-client";
-        } else {
-            server = Tools.jrdma(lab, family, tool, args, null);
-            client = Tools.linux(lab, "g1", family, tool, args, lab.get("LAB_HOST_ROCE"));
-            name += "jrdma-server.rxe-g1-client";
-        }
-        PerftestPair.Result r = PerftestPair.run(name, port, server, client, lab, "g1");
+        Tools.RxePair pair = Tools.withRxeOnG1(lab, family, tool, args, jrdma == Jrdma.CLIENT);
+        String name = tool + "-s" + size + "." + family.name().toLowerCase(java.util.Locale.ROOT) + "." + pair.roles();
+        PerftestPair.Result r = PerftestPair.run(name, port, pair.server(), pair.client(), lab, "g1");
         // perftest's read_lat and atomic_lat servers only wait: the client measures, the server prints no row
-        PerftestPair.assertBothCompleted(r, server, client, size, ITERATIONS,
+        PerftestPair.assertBothCompleted(r, pair.server(), pair.client(), size, ITERATIONS,
                 !tool.equals("ib_read_lat") && !tool.equals("ib_atomic_lat"));
     }
 }

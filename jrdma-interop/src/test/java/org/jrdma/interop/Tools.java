@@ -145,6 +145,20 @@ final class Tools {
         return new PerftestPair.Side(host(lab), lab.inNamespace(cmd), family.env(), HOST_LIMIT);
     }
 
+    /** A perftest run between jrdma on the host and Linux rxe on g1: its two sides, and its roles for the run's name. */
+    record RxePair(PerftestPair.Side server, PerftestPair.Side client, String roles) {
+    }
+
+    /** jrdma as the client of rxe's perftest server on g1 ({@code jrdmaClient}), or as the server of its client. */
+    static RxePair withRxeOnG1(Lab lab, Family family, String tool, List<String> args, boolean jrdmaClient) {
+        if (jrdmaClient) {
+            return new RxePair(linux(lab, "g1", family, tool, args, null),
+                    jrdma(lab, family, tool, args, lab.get("LAB_G1_ROCE")), "rxe-g1-server.jrdma-client");
+        }
+        return new RxePair(jrdma(lab, family, tool, args, null),
+                linux(lab, "g1", family, tool, args, lab.get("LAB_HOST_ROCE")), "jrdma-server.rxe-g1-client");
+    }
+
     /** perftest arguments shared by both sides: {@code -F -m 1024 -s SIZE -n ITERS -p PORT}. */
     static List<String> args(int size, int iterations, int port) {
         return List.of("-F", "-m", "1024", "-s", Integer.toString(size), "-n", Integer.toString(iterations),
