@@ -5,5 +5,6 @@
 module org.jrdma.verbs {
     exports org.jrdma.verbs;
     exports org.jrdma.verbs.spi;
+    exports org.jrdma.verbs.ext;
     uses org.jrdma.verbs.spi.Provider;
 }

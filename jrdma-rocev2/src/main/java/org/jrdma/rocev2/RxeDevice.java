@@ -96,21 +96,27 @@ public final class RxeDevice implements Device {
     @Override
     public synchronized Context open() {
         if (opens == 0) {
-            PacketPort p = openPort();
-            String pcap = System.getProperty("jrdma.pcap." + name, System.getProperty("jrdma.pcap"));
-            if (pcap != null && !pcap.isBlank()) {
+            DeviceOptions opts;
+            try {
+                opts = DeviceOptions.forDevice(name);
+            } catch (IllegalArgumentException e) {
+                throw new VerbsException(Errno.EINVAL, "device " + name + ": " + e.getMessage());
+            }
+            PacketPort p = openPort(opts);
+            java.nio.file.Path pcap = opts.pcap();
+            if (pcap != null) {
                 try {
                     byte[] a = address.getAddress();
                     java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
-                    p = a.length == 4 ? new PcapTap(p, java.nio.file.Path.of(pcap), false, b.getInt(), 0, 0)
-                            : new PcapTap(p, java.nio.file.Path.of(pcap), true, 0, b.getLong(), b.getLong(8));
+                    p = a.length == 4 ? new PcapTap(p, pcap, false, b.getInt(), 0, 0)
+                            : new PcapTap(p, pcap, true, 0, b.getLong(), b.getLong(8));
                 } catch (java.io.IOException e) {
                     p.close();
                     throw new VerbsException(Errno.EIO, "device " + name + ": cannot write the capture " + pcap + ": " + e);
                 }
             }
-            String faults = System.getProperty("jrdma.faults." + name, System.getProperty("jrdma.faults"));
-            if (faults != null && !faults.isBlank()) {
+            String faults = opts.faults();
+            if (faults != null) {
                 try {
                     p = org.jrdma.rocev2.transport.FaultShim.parse(p, faults);
                 } catch (IllegalArgumentException e) {
@@ -122,7 +128,7 @@ public final class RxeDevice implements Device {
             resources = new SoftResources();
             counters = new Counters();
             activeMtu = Mtu.largestNotAbove(interfaceMtu(address) - HEADER_OVERHEAD);
-            agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096, activeMtu);
+            agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096, activeMtu, opts);
             agent.start();
         }
         opens++;
@@ -130,17 +136,12 @@ public final class RxeDevice implements Device {
     }
 
     /**
-     * Opens the packet port: over IPv6 a UDP socket; over IPv4 the raw port when {@code jrdma.ipv4}
-     * (or {@code jrdma.ipv4.NAME}, or env {@code JRDMA_IPV4}) is {@code raw}, or is {@code auto} (the
-     * default) and raw sockets are permitted and the address is not a loopback address; else a UDP
+     * Opens the packet port: over IPv6 a UDP socket; over IPv4 the raw port when the device's
+     * {@link DeviceOptions#ipv4Mode()} is {@code raw}, or is {@code auto} (the default) and raw sockets are permitted and the address is not a loopback address; else a UDP
      * socket.
      */
-    private PacketPort openPort() {
-        String mode = System.getProperty("jrdma.ipv4." + name, System.getProperty("jrdma.ipv4",
-                System.getenv().getOrDefault("JRDMA_IPV4", "auto"))).strip();
-        if (!mode.equals("auto") && !mode.equals("raw") && !mode.equals("udp")) {
-            throw new VerbsException(Errno.EINVAL, "jrdma.ipv4 is '" + mode + "': auto, raw or udp");
-        }
+    private PacketPort openPort(DeviceOptions opts) {
+        String mode = opts.ipv4Mode();
         try {
             if (address instanceof java.net.Inet4Address a4) {
                 boolean raw = mode.equals("raw")
@@ -153,7 +154,7 @@ public final class RxeDevice implements Device {
                             RawIpv4Socket.NOT_PERMITTED_MESSAGE);
                 }
             }
-            return UdpPacketPort.open(address, RoceV2.UDP_PORT);
+            return UdpPacketPort.open(address, RoceV2.UDP_PORT, opts.perFlowSourcePorts());
         } catch (NetException e) {
             int errno = e.errno() == Errno.EPERM ? Errno.EPERM
                     : e.getMessage() != null && e.getMessage().contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;

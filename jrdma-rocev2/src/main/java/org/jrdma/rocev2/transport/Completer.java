@@ -58,6 +58,7 @@ final class Completer {
         rnrRetriesLeft = qp.rnrRetry();
         retransmitDeadline = 0;
         rnrDeadline = 0;
+        qp.timerChanged();
     }
 
     int oldestUnackedPsn() {
@@ -265,6 +266,7 @@ final class Completer {
         }
         rnrDeadline = System.nanoTime() + RnrTimer.nanos(timerCode);
         retransmitDeadline = 0;
+        qp.timerChanged();
         rewindTo(psn);
         qp.pauseRequester(true);
     }
@@ -341,10 +343,12 @@ final class Completer {
     void armTimer() {
         if (qp.sqHead() == qp.requester.next && (qp.sqHead() == qp.sqTail() || !anySent())) {
             retransmitDeadline = 0;
+            qp.timerChanged();
             return;
         }
         long t = qp.timeoutNanos();
         retransmitDeadline = t == 0 ? 0 : System.nanoTime() + t;
+        qp.timerChanged();
     }
 
     private boolean anySent() {
@@ -356,6 +360,7 @@ final class Completer {
     void onTimer(long now) {
         if (rnrDeadline != 0 && now - rnrDeadline >= 0) {
             rnrDeadline = 0;
+            qp.timerChanged();
             qp.pauseRequester(false);
             qp.requester.run();
             armTimer();
@@ -365,6 +370,7 @@ final class Completer {
             qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
             if (qp.sqHead() == qp.requester.next && !anyOutstanding()) {
                 retransmitDeadline = 0;
+                qp.timerChanged();
                 return;
             }
             retry(ackedPsn, true);

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>Duty cycle: while packets arrive it busy-polls the socket; from {@link #PURE_SPIN_NANOS} after
  * the last packet on it yields the core between empty polls (Thread.yield, so that an application
  * thread spinning on the same core gets it at once); after
- * {@link #SPIN_NANOS} without a packet ({@code -Djrdma.spinMicros}, default 200) it blocks in
+ * {@code jrdma.spinMicros} without a packet ({@code -Djrdma.spinMicros}, default 200) it blocks in
  * poll(2) for at most {@link #TIMER_TICK_NANOS} (so that timers still fire). A malformed or unexpected packet is dropped and counted in {@link Counters}; no
  * exception leaves the loop.
  *
@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RxeAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RxeAgent.class);
-    /** How long the agent busy-polls after the last packet before it starts to block, ns. */
-    static final long SPIN_NANOS = Long.getLong("jrdma.spinMicros", 200) * 1000L;
+    /** How long the agent busy-polls after the last packet before it starts to block, ns ({@code jrdma.spinMicros}). */
+    private final long spinNanos;
     /** How long after the last packet the agent spins without yielding its core, ns. */
     static final long PURE_SPIN_NANOS = 50_000;
     /** The longest the agent blocks before it scans its timers, ns. */
@@ -97,10 +97,14 @@ public final class RxeAgent implements Runnable {
             throw new ExceptionInInitializerError(e);
         }
     }
-    /** Whether polling threads receive ({@code -Djrdma.pollProgress=false} leaves it all to the I/O thread). */
-    static final boolean POLL_PROGRESS = !"false".equals(System.getProperty("jrdma.pollProgress"));
-    /** Whether a polling thread defers its ACKs until after its next post ({@code -Djrdma.deferAcks}). */
-    static final boolean DEFER_ACKS = !"false".equals(System.getProperty("jrdma.deferAcks"));
+    /** Whether polling threads receive ({@code jrdma.pollProgress=false} leaves it all to the I/O thread). */
+    private final boolean pollProgress;
+    /** Whether a polling thread defers its ACKs until after its next post ({@code jrdma.deferAcks}). */
+    private final boolean deferAcks;
+    /** Whether retry_cnt 7 retries without limit, as rdma_rxe ({@code jrdma.retryCnt7=unlimited}). */
+    private final boolean retryCnt7Unlimited;
+    /** The packet being dispatched (filled by {@link #onPacket}, read by the QP it goes to). */
+    private final PacketInfo pkt = new PacketInfo();
     /**
      * While application threads polled within about this time, the I/O thread leaves receiving to
      * them and naps this long between its looks (timers included: {@link #TIMER_TICK_NANOS}).
@@ -109,7 +113,11 @@ public final class RxeAgent implements Runnable {
     private volatile Thread thread;
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
-                    Mtu maxMtu, Mtu activeMtu) {
+                    Mtu maxMtu, Mtu activeMtu, org.jrdma.rocev2.DeviceOptions options) {
+        this.spinNanos = options.spinNanos();
+        this.pollProgress = options.pollProgress();
+        this.deferAcks = options.deferAcks();
+        this.retryCnt7Unlimited = options.retryCnt7Unlimited();
         this.activeMtu = activeMtu;
         this.name = name;
         this.port = port;
@@ -159,6 +167,19 @@ public final class RxeAgent implements Runnable {
 
     Mtu maxMtu() {
         return maxMtu;
+    }
+
+    /** Whether retry_cnt 7 means "retry without limit" on this device (rdma_rxe) instead of 7 retries. */
+    boolean retryCnt7Unlimited() {
+        return retryCnt7Unlimited;
+    }
+
+    /**
+     * A QP's timer deadlines changed ({@link RxeQp#nextDeadline()}). Called under the QP's lock from
+     * whichever thread changed them. The agent scans every QP's timers each tick today, so this does
+     * nothing yet; it is the seam a timer wheel plugs into.
+     */
+    void timerChanged(RxeQp qp) {
     }
 
     /** The port's active MTU: the payload of a UD message at most. */
@@ -278,7 +299,7 @@ public final class RxeAgent implements Runnable {
      * busy-polling application and its device do not compete for a core.
      */
     public void progress() {
-        if (!POLL_PROGRESS) {
+        if (!pollProgress) {
             return;
         }
         // counted before the lock is tried: while the I/O thread receives, every try of a poller fails,
@@ -289,7 +310,7 @@ public final class RxeAgent implements Runnable {
                 flushAcks(); // what an earlier call deferred
                 // one packet per call: the poller sees its completion (or data) without the system
                 // call that would find the socket empty; it polls again anyway
-                receiveBurst(!DEFER_ACKS, 1);
+                receiveBurst(!deferAcks, 1);
             } catch (Throwable t) {
                 onLoopError(t);
             } finally {
@@ -403,7 +424,7 @@ public final class RxeAgent implements Runnable {
                     // with the spinning sender for tenths of a second while the other idles
                     // (ib_read_lat -n 5000 on two cores: 21-25 us typical against 7.1-7.6)
                     Thread.onSpinWait();
-                } else if (now - lastPacket < SPIN_NANOS) {
+                } else if (now - lastPacket < spinNanos) {
                     // busy-poll, but give the core away at once when another thread wants it: on a
                     // machine with fewer cores than spinning threads (an application polling a CQ or
                     // memory, the peer process) pure spinning costs a scheduler slice per hop
@@ -474,7 +495,8 @@ public final class RxeAgent implements Runnable {
             counters.increment(Counters.RCVD_DROP_UNKNOWN_QPN);
             return;
         }
-        qp.receive(op, bth.psn(), bth.se(), bth.ackReq(), rx.seg, Opcode.headerLength(op), payloadLen, from, n);
+        pkt.set(rx.seg, n, op, bth.psn(), bth.destQpn(), bth.se(), bth.ackReq(), Opcode.headerLength(op), payloadLen, from);
+        qp.receive(pkt);
     }
 
     private boolean icrcOk(int len, int received) {

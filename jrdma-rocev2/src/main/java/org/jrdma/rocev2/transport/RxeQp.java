@@ -107,6 +107,7 @@ public final class RxeQp extends SoftQp {
         if (to == QpState.ERR) {
             completer.retransmitDeadline = 0;
             completer.rnrDeadline = 0;
+            timerChanged();
         }
     }
 
@@ -136,6 +137,7 @@ public final class RxeQp extends SoftQp {
         requesterPaused = false;
         completer.retransmitDeadline = 0;
         completer.rnrDeadline = 0;
+        timerChanged();
     }
 
     @Override
@@ -176,13 +178,13 @@ public final class RxeQp extends SoftQp {
     // ------------------------------------------------------------------ receive (I/O thread)
 
     /**
-     * A validated packet for this QP arrived from {@code from}. Drops (counted) what the QP must not
-     * accept: a wrong state, or a source other than the connected peer.
+     * A validated packet for this QP arrived (receive dispatch filled {@code p}). Drops (counted)
+     * what the QP must not accept: a wrong state, or a source other than the connected peer.
      */
-    void receive(int op, int psn, boolean se, boolean ackReq, MemorySegment pkt, int payloadOff, int payloadLen,
-                 SockAddr from, int udpPayload) {
+    void receive(PacketInfo p) {
         synchronized (lock) {
             QpState s = state;
+            int op = p.opcode;
             if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
                 agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
                 return;
@@ -192,10 +194,10 @@ public final class RxeQp extends SoftQp {
                 return;
             }
             if (type == QpType.UD) {
-                responder.onDatagram(op, se, pkt, payloadOff, payloadLen, from, udpPayload);
+                responder.onDatagram(op, p.se, p.seg, p.payloadOffset, p.payloadLength, p.from, p.length);
                 return;
             }
-            if (!fromPeer(from)) {
+            if (!fromPeer(p.from)) {
                 agent.counters().increment(Counters.RCVD_DROP_WRONG_PEER);
                 return;
             }
@@ -205,9 +207,9 @@ public final class RxeQp extends SoftQp {
                     agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
                     return;
                 }
-                completer.onResponse(op, psn, pkt, payloadOff, payloadLen);
+                completer.onResponse(op, p.psn, p.seg, p.payloadOffset, p.payloadLength);
             } else {
-                responder.onRequest(op, psn, se, ackReq, pkt, payloadOff, payloadLen);
+                responder.onRequest(op, p.psn, p.se, p.ackReq, p.seg, p.payloadOffset, p.payloadLength);
             }
         }
     }
@@ -238,6 +240,32 @@ public final class RxeQp extends SoftQp {
 
     boolean hasTimer() {
         return completer.retransmitDeadline != 0 || completer.rnrDeadline != 0;
+    }
+
+    /**
+     * The earliest of the QP's timer deadlines (retransmission, RNR wait), System.nanoTime ns, or 0
+     * when no timer runs. Under the QP's lock.
+     */
+    long nextDeadline() {
+        long a = completer.retransmitDeadline;
+        long b = completer.rnrDeadline;
+        if (a == 0) {
+            return b;
+        }
+        if (b == 0) {
+            return a;
+        }
+        return a - b <= 0 ? a : b;
+    }
+
+    /** The roles call this (under the lock) whenever they set or clear a deadline. */
+    void timerChanged() {
+        agent.timerChanged(this);
+    }
+
+    /** Whether retry_cnt 7 retries without limit on this QP's device (rdma_rxe's reading). */
+    boolean retryCnt7Unlimited() {
+        return agent.retryCnt7Unlimited();
     }
 
     void flushAck() {

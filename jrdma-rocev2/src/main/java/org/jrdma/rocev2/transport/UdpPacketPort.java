@@ -43,17 +43,16 @@ public final class UdpPacketPort implements PacketPort {
      *
      * @throws org.jrdma.rocev2.net.NetException when the address cannot be bound (in use, not local)
      */
-    public static UdpPacketPort open(InetAddress address, int port) {
+    public static UdpPacketPort open(InetAddress address, int port, boolean perFlow) {
         UdpSocket s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
                 .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20));
-        boolean perFlow = !"bound".equals(System.getProperty("jrdma.sourcePorts", "rxe"));
         return new UdpPacketPort(s, address, perFlow);
     }
 
     /**
      * The requested rxe-style source port when a send socket could be bound to it (one per port,
      * opened on first use, discarding whatever it receives), else the bound port 4791. With
-     * {@code -Djrdma.sourcePorts=bound} every packet leaves from 4791.
+     * per-flow ports off ({@code -Djrdma.sourcePorts=bound}) every packet leaves from 4791.
      */
     @Override
     public int sourcePort(int requested) {

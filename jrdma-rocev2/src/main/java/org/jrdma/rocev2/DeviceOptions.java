@@ -1,0 +1,109 @@
+package org.jrdma.rocev2;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The options of one software RoCE v2 device, parsed once when the device is opened. Each option
+ * is read from the system property {@code jrdma.KEY.DEVICE} (this device only), then
+ * {@code jrdma.KEY} (every device), then, where one is named, an environment variable, then the
+ * default. The documented knobs keep their meaning:
+ *
+ * <table>
+ * <caption>Device options</caption>
+ * <tr><th>key</th><th>environment</th><th>default</th><th>meaning</th></tr>
+ * <tr><td>{@code ipv4}</td><td>{@code JRDMA_IPV4}</td><td>{@code auto}</td>
+ *     <td>IPv4 I/O: {@code raw} (own IP header, CAP_NET_RAW), {@code udp}, or {@code auto} (raw when
+ *     permitted and the address is not loopback)</td></tr>
+ * <tr><td>{@code pcap}</td><td></td><td>none</td><td>classic pcap file of every packet sent and received</td></tr>
+ * <tr><td>{@code faults}</td><td></td><td>none</td>
+ *     <td>fault shim, {@code loss=P,dup=P,reorder=P,corrupt=P,seed=N}</td></tr>
+ * <tr><td>{@code spinMicros}</td><td></td><td>200</td><td>I/O agent busy-polls this long after the last packet, µs</td></tr>
+ * <tr><td>{@code pollProgress}</td><td></td><td>true</td><td>threads polling an empty CQ receive for the device</td></tr>
+ * <tr><td>{@code deferAcks}</td><td></td><td>true</td><td>a polling thread sends its ACKs after its next post</td></tr>
+ * <tr><td>{@code sourcePorts}</td><td></td><td>{@code rxe}</td>
+ *     <td>UDP source ports: {@code rxe} (per flow, rxe's rule) or {@code bound} (always 4791)</td></tr>
+ * <tr><td>{@code retryCnt7}</td><td>{@code JRDMA_RETRY_CNT7}</td><td>{@code count}</td>
+ *     <td>what retry_cnt 7 means: {@code count} (7 retries, IBTA and hardware) or {@code unlimited}
+ *     (retry for ever, as rdma_rxe)</td></tr>
+ * </table>
+ *
+ * @param ipv4Mode {@code auto}, {@code raw} or {@code udp}
+ * @param pcap the capture file, or null
+ * @param faults the fault shim's specification, or null
+ * @param spinNanos how long the I/O agent spins after the last packet, ns (≥ 0)
+ * @param pollProgress whether application threads polling an empty CQ receive
+ * @param deferAcks whether a polling thread defers its ACKs until its next post
+ * @param perFlowSourcePorts whether packets leave from rxe-style per-flow source ports
+ * @param retryCnt7Unlimited whether retry_cnt 7 retries without limit (rxe) rather than 7 times
+ */
+public record DeviceOptions(String ipv4Mode, Path pcap, String faults, long spinNanos, boolean pollProgress,
+                            boolean deferAcks, boolean perFlowSourcePorts, boolean retryCnt7Unlimited) {
+
+    /** The defaults (nothing configured). */
+    public static DeviceOptions defaults() {
+        return parse("", new Properties(), Map.of());
+    }
+
+    /** The options of device {@code name} from this JVM's system properties and environment. */
+    public static DeviceOptions forDevice(String name) {
+        return parse(name, System.getProperties(), System.getenv());
+    }
+
+    /**
+     * The options of device {@code name} from {@code props} and {@code env}.
+     *
+     * @throws IllegalArgumentException naming the option and its bad value
+     */
+    public static DeviceOptions parse(String name, Properties props, Map<String, String> env) {
+        String ipv4 = get(name, "ipv4", "JRDMA_IPV4", props, env, "auto");
+        if (!ipv4.equals("auto") && !ipv4.equals("raw") && !ipv4.equals("udp")) {
+            throw new IllegalArgumentException("jrdma.ipv4 is '" + ipv4 + "': auto, raw or udp");
+        }
+        String pcap = get(name, "pcap", null, props, env, "");
+        String faults = get(name, "faults", null, props, env, "");
+        String spin = get(name, "spinMicros", null, props, env, "200");
+        long spinMicros;
+        try {
+            spinMicros = Long.parseLong(spin);
+        } catch (NumberFormatException e) {
+            spinMicros = -1;
+        }
+        if (spinMicros < 0 || spinMicros > 10_000_000) {
+            throw new IllegalArgumentException("jrdma.spinMicros is '" + spin + "': 0..10000000 (µs)");
+        }
+        boolean pollProgress = bool(name, "pollProgress", props, env);
+        boolean deferAcks = bool(name, "deferAcks", props, env);
+        String ports = get(name, "sourcePorts", null, props, env, "rxe");
+        if (!ports.equals("rxe") && !ports.equals("bound")) {
+            throw new IllegalArgumentException("jrdma.sourcePorts is '" + ports + "': rxe or bound");
+        }
+        String r7 = get(name, "retryCnt7", "JRDMA_RETRY_CNT7", props, env, "count");
+        if (!r7.equals("count") && !r7.equals("unlimited")) {
+            throw new IllegalArgumentException("jrdma.retryCnt7 is '" + r7 + "': count or unlimited");
+        }
+        return new DeviceOptions(ipv4, pcap.isEmpty() ? null : Path.of(pcap), faults.isEmpty() ? null : faults,
+                spinMicros * 1000L, pollProgress, deferAcks, ports.equals("rxe"), r7.equals("unlimited"));
+    }
+
+    private static boolean bool(String name, String key, Properties props, Map<String, String> env) {
+        String v = get(name, key, null, props, env, "true");
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException("jrdma." + key + " is '" + v + "': true or false");
+        }
+        return v.equals("true");
+    }
+
+    private static String get(String name, String key, String envName, Properties props, Map<String, String> env,
+                              String dflt) {
+        String v = name.isEmpty() ? null : props.getProperty("jrdma." + key + "." + name);
+        if (v == null) {
+            v = props.getProperty("jrdma." + key);
+        }
+        if (v == null && envName != null) {
+            v = env.get(envName);
+        }
+        return v == null || v.isBlank() ? dflt : v.strip();
+    }
+}
