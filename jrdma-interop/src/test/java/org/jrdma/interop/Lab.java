@@ -21,6 +21,13 @@ final class Lab {
     /** Environment variable holding the path of the lab script; unset = the lab is not up. */
     static final String ENV = "JRDMA_LAB";
 
+    /** Why every interop test is skipped when {@value #ENV} is unset. */
+    static final String SKIPPED = ENV + " is not set: the interop lab is not up, so every interop test is skipped"
+            + " (they need Linux rdma_rxe in the QEMU lab, shared/interop/lab; bin/test starts it when it can"
+            + " and says why when it cannot)";
+
+    private static boolean noted;
+
     /** The lab script. */
     final Path script;
     /** {@code lab env}: LAB_NS, LAB_HOST_ROCE, LAB_G1_ROCE6, ... */
@@ -37,9 +44,10 @@ final class Lab {
      */
     static Lab fromEnvironment() throws IOException, InterruptedException {
         String path = System.getenv(ENV);
-        assumeTrue(path != null && !path.isBlank(),
-                ENV + " is not set: the interop lab is not up, interop tests skipped"
-                        + " (bin/test starts the lab when it can and says why when it cannot)");
+        if (path == null || path.isBlank()) {
+            noteSkipped();
+        }
+        assumeTrue(path != null && !path.isBlank(), SKIPPED);
         Path script = Path.of(path);
         if (!Files.isExecutable(script)) {
             throw new IllegalStateException(ENV + "=" + path + " is not an executable lab script");
@@ -60,6 +68,14 @@ final class Lab {
             return new Lab(script, env);
         } finally {
             Files.deleteIfExists(out);
+        }
+    }
+
+    /** Prints {@link #SKIPPED} once per test JVM, as an {@code interop:} line (bin/test shows those lines). */
+    private static synchronized void noteSkipped() {
+        if (!noted) {
+            noted = true;
+            System.out.println("interop: " + SKIPPED);
         }
     }
 

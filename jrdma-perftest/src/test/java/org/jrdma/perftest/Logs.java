@@ -1,31 +1,33 @@
 package org.jrdma.perftest;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The real perftest 4.5 outputs of the reference captures ({@code interop/captures/logs}). */
+/** The real perftest 4.5 outputs of the reference captures ({@code testdata/captures/logs}). */
 final class Logs {
     private Logs() {
     }
 
-    static Path dir() {
-        String shared = System.getProperty("jrdma.shared");
-        if (shared == null || !Files.isDirectory(Path.of(shared))) {
-            String root = System.getProperty("jrdma.root", ".");
-            shared = Path.of(root).resolve("../shared").toString();
+    /** The reference captures: {@code $jrdma.testdata/captures} (set by the parent pom), else {@code ../testdata/captures}. */
+    static Path captures() {
+        Path p = Path.of(System.getProperty("jrdma.testdata", "../testdata"), "captures").toAbsolutePath().normalize();
+        if (!Files.isDirectory(p)) {
+            throw new AssertionError("reference captures not found: " + p
+                + " (the repository's testdata/captures; system property jrdma.testdata)");
         }
-        return Path.of(shared, "interop", "captures", "logs");
+        return p;
+    }
+
+    static Path dir() {
+        return captures().resolve("logs");
     }
 
     /** The lines of a log without its first line (the "# g1 (server): command" comment). */
     static List<String> lines(String name) {
         Path f = dir().resolve(name);
-        assumeTrue(Files.isRegularFile(f), "reference log " + f + " not available");
         try {
             List<String> all = Files.readAllLines(f, StandardCharsets.UTF_8);
             return all.subList(1, all.size());

@@ -24,8 +24,8 @@ class PcapCheckCommandTest {
     }
 
     static Path capture(String name) {
-        Path f = Logs.dir().getParent().resolve(name);
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(f), "capture " + f + " not available");
+        Path f = Logs.captures().resolve(name);
+        assertTrue(Files.isRegularFile(f), "capture " + f + " missing");
         return f;
     }
 

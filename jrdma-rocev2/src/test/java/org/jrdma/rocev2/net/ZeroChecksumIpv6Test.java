@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Linux rxe sends UDP checksum 0 over IPv6 (interop RESULTS.md). Such a datagram, sent here from a
+ * Linux rxe sends UDP checksum 0 over IPv6 (testdata/RESULTS.md). Such a datagram, sent here from a
  * raw IPv6 socket, reaches a UdpSocket (UDP_NO_CHECK6_RX) but not an ordinary JDK socket.
  */
 class ZeroChecksumIpv6Test {

@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 
 import org.jrdma.rocev2.wire.PacketBuffer;
 
-/** The interop captures (../shared/interop/captures) and the RoCE v2 packets in them. */
+/** The reference captures of Linux rxe and siw ({@code testdata/captures}) and the RoCE v2 packets in them. */
 public final class Captures {
     private static List<RoceFrame> all;
 
@@ -36,16 +36,16 @@ public final class Captures {
         }
     }
 
-    /** The capture directory: {@code $jrdma.shared/interop/captures}, else {@code $jrdma.root/../shared/...}. */
+    /**
+     * The capture directory: {@code $jrdma.testdata/captures} (the parent pom sets
+     * {@code jrdma.testdata} to the repository's {@code testdata}), else {@code ../testdata/captures}
+     * from the module directory.
+     */
     public static Path dir() {
-        String shared = System.getProperty("jrdma.shared");
-        Path p = shared != null ? Path.of(shared, "interop", "captures") : null;
-        if (p == null || !Files.isDirectory(p)) {
-            String root = System.getProperty("jrdma.root", ".");
-            p = Path.of(root).resolve("../shared/interop/captures").normalize();
-        }
+        Path p = Path.of(System.getProperty("jrdma.testdata", "../testdata"), "captures").toAbsolutePath().normalize();
         if (!Files.isDirectory(p)) {
-            throw new IllegalStateException("interop captures not found (jrdma.shared=" + shared + ", tried " + p + ")");
+            throw new IllegalStateException("reference captures not found: " + p
+                + " (the repository's testdata/captures; system property jrdma.testdata)");
         }
         return p;
     }

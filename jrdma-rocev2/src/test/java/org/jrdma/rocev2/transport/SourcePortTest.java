@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** Golden values: UDP source ports seen in the lab's captures of Linux rxe (shared/interop/captures). */
+/** Golden values: UDP source ports seen in the lab's captures of Linux rxe (testdata/captures, testdata/RESULTS.md). */
 class SourcePortTest {
     @Test
     void rcPortsOfTheCaptures() {
