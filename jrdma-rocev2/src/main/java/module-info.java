@@ -1,16 +1,14 @@
 /**
- * Software RoCE v2 (IBTA Vol 1 and Annex A17): the wire codecs, the RC/UC transport and UDP I/O
- * through libc sockets via FFM. Wire-compatible with Linux rdma_rxe.
+ * Software RoCE v2 (IBTA Vol 1 and Annex A17): the RC/UC/UD transport and UDP I/O through libc
+ * sockets via FFM, over the wire codecs of {@code org.jrdma.wire}. Wire-compatible with Linux
+ * rdma_rxe. Applications and tools reach it only through the verbs API ({@code org.jrdma.verbs},
+ * its counters through {@code Context.extension}); it exports its provider package alone.
  */
 module org.jrdma.rocev2 {
     requires transitive org.jrdma.soft;
+    requires org.jrdma.wire;
     requires org.agrona;
     requires org.slf4j;
     exports org.jrdma.rocev2;
-    exports org.jrdma.rocev2.wire;
-    exports org.jrdma.rocev2.net;
-    exports org.jrdma.rocev2.pcap;
-    exports org.jrdma.rocev2.stats;
-    exports org.jrdma.rocev2.transport;
     provides org.jrdma.verbs.spi.Provider with org.jrdma.rocev2.RxeProvider;
 }

@@ -14,8 +14,7 @@ import java.util.TreeMap;
  * The three independent checks of a capture of the lab bridge (RoCE v2 = UDP port 4791):
  * <ol>
  * <li>the lab's own ICRC checker, {@code tools/roce.py icrc} (independent of jrdma): every ICRC valid;</li>
- * <li>jrdma's {@code pcap-check} ({@code bin/jrdma pcap-check FILE} when the command has the subcommand,
- * else {@code org.jrdma.rocev2.pcap.PcapCheck} on the launchers' JDK and module path): every RoCE v2
+ * <li>jrdma's {@code pcap-check} ({@code bin/jrdma pcap-check FILE}): every RoCE v2
  * packet well formed with a valid ICRC (exit 0);</li>
  * <li>tshark (Wireshark's dissectors): every RoCE v2 packet dissected as InfiniBand with a BTH, no
  * malformed packet, no expert warning or error, except {@code UDP: Illegal checksum value (0)} on IPv6
@@ -209,23 +208,9 @@ final class Captures {
         }
     }
 
-    private static List<String> pcapCheckCommand;
-
-    /**
-     * {@code bin/jrdma pcap-check} when the jrdma command has that subcommand, else PcapCheck's own
-     * main on the launchers' JDK and module path.
-     */
-    static synchronized List<String> pcapCheckCommand() throws IOException, InterruptedException {
-        if (pcapCheckCommand == null) {
-            if (Tools.jrdmaCommands().contains("pcap-check")) {
-                pcapCheckCommand = List.of(Tools.root().resolve("bin/jrdma").toString(), "pcap-check");
-            } else {
-                List<String> c = new ArrayList<>(Tools.javaCommand());
-                c.addAll(List.of("-m", "org.jrdma.rocev2/org.jrdma.rocev2.pcap.PcapCheck"));
-                pcapCheckCommand = List.copyOf(c);
-            }
-        }
-        return pcapCheckCommand;
+    /** {@code bin/jrdma pcap-check}. */
+    static List<String> pcapCheckCommand() {
+        return List.of(Tools.root().resolve("bin/jrdma").toString(), "pcap-check");
     }
 
     private static Path sibling(Path pcap, String suffix) {

@@ -120,7 +120,6 @@ final class Lab {
         }
     }
 
-    /** Whether a process named {@code name} runs in the guest (busybox pidof). */
     /** True when both guests run a trivial job within 20 s (their job agents answer). */
     boolean guestsAlive() throws IOException, InterruptedException {
         return quiet(exec(20, "g1", "true")) == 0 && quiet(exec(20, "g2", "true")) == 0;

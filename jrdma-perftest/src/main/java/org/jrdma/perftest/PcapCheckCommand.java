@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code jrdma pcap-check FILE [--port N]}: {@link PcapCheck} of jrdma-rocev2 (every RoCE v2 packet
+ * {@code jrdma pcap-check FILE [--port N]}: {@link PcapCheck} of jrdma-wire (every RoCE v2 packet
  * of a pcap/pcapng capture decoded and its ICRC checked) as a subcommand. The arguments go to
  * {@link PcapCheck#run} unparsed, and its exit status is the command's: 0 all good, 1 a bad packet
  * or a damaged capture, 2 usage or not a capture.

@@ -8,16 +8,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
-import org.jrdma.rocev2.RxeContext;
-import org.jrdma.rocev2.RxeDevice;
-import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.verbs.Context;
+import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.ext.HardwareCounters;
 
 /**
  * The counters of an open jrdma device, published for other processes ({@code jrdma stat}): a
- * device's {@link Counters} live in the process that opened it, so the tools write them to a small
+ * device's {@link HardwareCounters} ({@code Context.extension}) live in the process that opened it,
+ * so the tools write them to a small
  * text file, every {@value #DEFAULT_INTERVAL_MS} ms while they run and once more when they close
  * the device. Each write goes to a temporary file in the same directory that is then renamed over
  * the old one (atomic on POSIX), so a reader never sees half a file.
@@ -30,8 +32,14 @@ import org.jrdma.verbs.Context;
  *
  * <p>Format (UTF-8 lines of "key value"): {@value #MAGIC} first, then {@code device}, {@code address},
  * {@code port}, {@code pid}, {@code tool}, {@code state} ({@value #RUNNING} or {@value #CLOSED}) and
- * {@code updated} (ISO-8601 instant), then one line per counter in {@link Counters} id order: Linux
- * rxe's hw_counters names first ({@code sent_pkts}, {@code rcvd_pkts}, ...), then jrdma's own.
+ * {@code updated} (ISO-8601 instant), then one line per counter in {@link HardwareCounters#names()}
+ * order: on the software RoCE v2 provider Linux rxe's hw_counters names first ({@code sent_pkts},
+ * {@code rcvd_pkts}, ...), then jrdma's own.
+ *
+ * <p>Threads: the periodic writes run on the daemon thread {@code jrdma-stats}, the last one on the
+ * thread that calls {@link #close()} (or the shutdown hook {@code jrdma-stats-exit}); writes
+ * serialize on this object's monitor. Counters are read without a lock (each value exact at some
+ * recent moment).
  */
 public final class StatsFile implements AutoCloseable {
     /** First line of every stats file. */
@@ -48,7 +56,7 @@ public final class StatsFile implements AutoCloseable {
     private static final StatsFile NONE = new StatsFile(null, null, null, null, null, 0);
 
     private final Path file;
-    private final Counters counters;
+    private final HardwareCounters counters;
     private final String device;
     private final String address;
     private final String tool;
@@ -57,7 +65,7 @@ public final class StatsFile implements AutoCloseable {
     private volatile boolean closed;
     private boolean warned;
 
-    private StatsFile(Path file, Counters counters, String device, String address, String tool, long intervalMs) {
+    private StatsFile(Path file, HardwareCounters counters, String device, String address, String tool, long intervalMs) {
         this.file = file;
         this.counters = counters;
         this.device = device;
@@ -85,14 +93,15 @@ public final class StatsFile implements AutoCloseable {
     }
 
     /**
-     * Starts publishing the counters of {@code ctx} (a no-op for a context that is not a jrdma
-     * software RoCE device, or when publishing is off).
+     * Starts publishing the counters of {@code ctx} (a no-op for a context whose provider has no
+     * {@link HardwareCounters}, or when publishing is off).
      *
      * @param tool     the tool name written into the file
      * @param explicit {@code --stats-file} or null
      */
     public static StatsFile start(Context ctx, String tool, String explicit) {
-        if (!(ctx instanceof RxeContext rc)) {
+        HardwareCounters counters = ctx.extension(HardwareCounters.class).orElse(null);
+        if (counters == null) {
             return NONE;
         }
         Path f;
@@ -108,9 +117,8 @@ public final class StatsFile implements AutoCloseable {
             }
             f = dir.resolve(ctx.device().name() + SUFFIX);
         }
-        String addr = ctx.device() instanceof RxeDevice d ? d.address().getHostAddress() : "";
         long interval = Long.getLong("jrdma.stats.interval.ms", DEFAULT_INTERVAL_MS);
-        StatsFile s = new StatsFile(f.toAbsolutePath(), rc.counters(), ctx.device().name(), addr, tool,
+        StatsFile s = new StatsFile(f.toAbsolutePath(), counters, ctx.device().name(), address(ctx), tool,
                 Math.max(10, interval));
         s.write(RUNNING);
         s.writer.start();
@@ -120,6 +128,25 @@ public final class StatsFile implements AutoCloseable {
             // already shutting down
         }
         return s;
+    }
+
+    /** The IP address of GID 0 (what a RoCE v2 device binds), or "" when it has none. */
+    private static String address(Context ctx) {
+        try {
+            return ctx.queryGid(1, 0).toInetAddress().getHostAddress();
+        } catch (VerbsException e) {
+            return "";
+        }
+    }
+
+    /** The counters as name → value, in the provider's order. */
+    static Map<String, Long> values(HardwareCounters counters) {
+        List<String> names = counters.names();
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            m.put(names.get(i), counters.get(i));
+        }
+        return m;
     }
 
     /** Where this publisher writes, or null when it writes nothing. */
@@ -160,7 +187,7 @@ public final class StatsFile implements AutoCloseable {
 
     private synchronized void write(String state) {
         String text = format(device, address, ProcessHandle.current().pid(), tool, state, Instant.now(),
-                counters.toMap());
+                values(counters));
         Path tmp = file.resolveSibling("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         try {
             Files.createDirectories(file.getParent());

@@ -1,5 +1,6 @@
 package org.jrdma.rocev2;
 
+import java.util.Optional;
 import org.jrdma.rocev2.stats.Counters;
 
 import org.jrdma.rocev2.transport.RxeAgent;
@@ -19,8 +20,16 @@ import org.jrdma.verbs.PortAttr;
 import org.jrdma.verbs.PortState;
 import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.ext.HardwareCounters;
+import org.jrdma.verbs.ext.ResourceCounts;
 
-/** An open software RoCE v2 device. */
+/**
+ * An open software RoCE v2 device. Its extensions ({@link #extension(Class)}): the device's
+ * {@link HardwareCounters} (rxe's hw_counters names, then jrdma's {@code rcvd_drop_*} and others:
+ * the names {@code jrdma stat} shows) and {@link ResourceCounts} (live PDs, CQs, QPs and MRs over
+ * every context open on the device in this process). Both are shared by the device's contexts and
+ * start from zero when the device is opened again after its last context closed.
+ */
 public final class RxeContext extends SoftContext {
     private final RxeDevice device;
     private final RxeAgent agent;
@@ -40,9 +49,29 @@ public final class RxeContext extends SoftContext {
         return device;
     }
 
-    /** The device's counters (rxe hw_counters names). */
+    /**
+     * The device's counters with their writers' methods, for the provider's own code and tests
+     * (package {@code stats} is not exported: applications read the same counters through
+     * {@code extension(HardwareCounters.class)}).
+     */
+    @SuppressWarnings("exports")
     public Counters counters() {
         return counters;
+    }
+
+    /**
+     * {@link HardwareCounters}: the device's counters; {@link ResourceCounts}: its live objects.
+     * Any thread; both stay readable after this context is closed (the last values).
+     */
+    @Override
+    public <T> Optional<T> extension(Class<T> type) {
+        if (type == HardwareCounters.class) {
+            return Optional.of(type.cast(counters));
+        }
+        if (type == ResourceCounts.class) {
+            return Optional.of(type.cast(resources()));
+        }
+        return Optional.empty();
     }
 
     @Override

@@ -3,10 +3,12 @@
  * {@code JRDMA_DEVICES} ({@link org.jrdma.rocev2.DeviceConfig}), each binding UDP port 4791 on one
  * address ({@link org.jrdma.rocev2.RxeDevice}).
  *
- * <p>Layers: {@code wire} (headers as flyweights, the opcode table, ICRC, validation), {@code net}
- * (libc sockets through FFM), {@code transport} (requester, responder, completer per QP; the device's
- * I/O agent; packet ports: UDP, raw IPv4, fault shim, capture tap), {@code stats} (counters with
- * rxe's names), {@code pcap} (capture files and {@code jrdma pcap-check}).
+ * <p>Layers: {@code wire} (headers as flyweights, the opcode table, ICRC, validation) and
+ * {@code pcap} (capture files and {@code jrdma pcap-check}) in the provider-free module
+ * {@code org.jrdma.wire}; here {@code net} (libc sockets through FFM), {@code transport} (requester,
+ * responder, completer per QP; the device's I/O agent; packet ports: UDP, raw IPv4, fault shim,
+ * capture tap), {@code stats} (counters with rxe's names). Only this package is exported: the
+ * counters reach applications as {@code Context.extension(HardwareCounters.class)}.
  *
  * <p>Threads: a posting thread runs its QP's requester; the device's I/O thread
  * ({@code jrdma-NAME-io}) receives, runs responders and completers, sends coalesced ACKs at the end

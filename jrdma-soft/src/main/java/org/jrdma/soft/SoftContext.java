@@ -59,11 +59,13 @@ public abstract class SoftContext implements Context {
         synchronized (this) {
             cqs.add(cq);
         }
+        resources.cqCount.incrementAndGet();
         return cq;
     }
 
     synchronized void cqClosed(SoftCq cq) {
         cqs.remove(cq);
+        resources.cqCount.decrementAndGet();
     }
 
     /** Creates a QP of the transport and registers it under its QPN. */

@@ -17,7 +17,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jrdma.perftest.Dest;
 import org.jrdma.perftest.OobChannel;
-import org.jrdma.rocev2.RxeContext;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
@@ -39,6 +38,7 @@ import org.jrdma.verbs.Verbs;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WorkCompletion;
 import org.jrdma.verbs.WrOpcode;
+import org.jrdma.verbs.ext.HardwareCounters;
 
 /**
  * The jrdma side of the lab's error-path tests: a small verbs program that connects one RC QP to a
@@ -148,13 +148,13 @@ public final class RcPeer {
 
     private Map<String, Long> counters() {
         Map<String, Long> m = new TreeMap<>();
-        if (ctx instanceof RxeContext rc) {
-            rc.counters().toMap().forEach((k, v) -> {
-                if (v != 0) {
-                    m.put(k, v);
+        ctx.extension(HardwareCounters.class).ifPresent(hw -> {
+            for (int i = 0; i < hw.names().size(); i++) {
+                if (hw.get(i) != 0) {
+                    m.put(hw.names().get(i), hw.get(i));
                 }
-            });
-        }
+            }
+        });
         return m;
     }
 

@@ -2,8 +2,10 @@ package org.jrdma.rocev2.stats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 
 import org.jrdma.rocev2.wire.DropReason;
+import org.jrdma.verbs.ext.HardwareCounters;
 
 /**
  * Per-device packet and error counters: one {@code long[]} indexed by counter id, with names. The first
@@ -18,8 +20,12 @@ import org.jrdma.rocev2.wire.DropReason;
  * are for counters several threads write (sent_pkts, send_err, retransmits). Readers on any thread use {@link #get} / {@link #snapshot} (opaque reads: each value is an exact
  * count at some recent moment; the set is not a consistent snapshot). Nothing allocates after
  * construction.
+ *
+ * <p>Applications read them through the verbs API as the device's {@link HardwareCounters}
+ * ({@code ctx.extension(HardwareCounters.class)}): {@link #names()} in id order, the names
+ * {@code jrdma stat} shows.
  */
-public final class Counters {
+public final class Counters implements HardwareCounters {
     /** rxe hw_counter "sent_pkts". */
     public static final int SENT_PKTS = 0;
     /** rxe hw_counter "rcvd_pkts". */
@@ -97,7 +103,19 @@ public final class Counters {
         System.arraycopy(transport, 0, NAMES, RCVD_DROP_UNKNOWN_QPN, transport.length);
     }
 
+    private static final List<String> NAME_LIST;
+
+    static {
+        NAME_LIST = List.of(NAMES);
+    }
+
     private final long[] values = new long[COUNT];
+
+    /** Every counter name in id order: rxe's 15 hw_counters first, then jrdma's. */
+    @Override
+    public List<String> names() {
+        return NAME_LIST;
+    }
 
     /** The name of counter {@code id} ("rcvd_pkts", "rcvd_drop_bad_icrc"), or null outside 0..COUNT-1. */
     public static String name(int id) {
@@ -136,7 +154,8 @@ public final class Counters {
         }
     }
 
-    /** The current value of counter {@code id}. */
+    /** The current value of counter {@code id}. @throws IndexOutOfBoundsException outside 0..COUNT-1 */
+    @Override
     public long get(int id) {
         return (long) AA.getOpaque(values, id);
     }
@@ -168,6 +187,7 @@ public final class Counters {
     }
 
     /** Copies all counters into {@code into[0, COUNT)}. */
+    @Override
     public void snapshot(long[] into) {
         for (int i = 0; i < COUNT; i++) {
             into[i] = (long) AA.getOpaque(values, i);
