@@ -22,5 +22,9 @@ public enum Feature {
     /** Solicited events and {@code ibv_req_notify_cq(cq, 1)}. */
     SOLICITED_EVENTS,
     /** The local ACK timeout and retry_cnt (IBTA Vol 1 §9.7.6.1.3); iWARP relies on TCP. */
-    ACK_TIMEOUT
+    ACK_TIMEOUT,
+    /** The device's counters through {@code Context.extension(HardwareCounters.class)}. */
+    HARDWARE_COUNTERS,
+    /** The device's live PDs, CQs, QPs and MRs through {@code Context.extension(ResourceCounts.class)}. */
+    RESOURCE_COUNTS
 }
