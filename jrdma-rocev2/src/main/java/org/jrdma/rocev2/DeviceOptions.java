@@ -8,7 +8,10 @@ import java.util.Properties;
  * The options of one software RoCE v2 device, parsed once when the device is opened. Each option
  * is read from the system property {@code jrdma.KEY.DEVICE} (this device only), then
  * {@code jrdma.KEY} (every device), then, where one is named, an environment variable, then the
- * default. The documented knobs keep their meaning:
+ * default; the first that is set wins. A blank value stands for the default at once (so
+ * {@code -Djrdma.pcap.jrxe1=} keeps device jrxe1 out of a capture that {@code -Djrdma.pcap=FILE}
+ * asks of every device). Values are stripped of surrounding blanks. The documented knobs keep
+ * their meaning:
  *
  * <table>
  * <caption>Device options</caption>
@@ -54,56 +57,68 @@ public record DeviceOptions(String ipv4Mode, Path pcap, String faults, long spin
     /**
      * The options of device {@code name} from {@code props} and {@code env}.
      *
-     * @throws IllegalArgumentException naming the option and its bad value
+     * @throws IllegalArgumentException naming the setting it read (e.g. {@code jrdma.ipv4.jrxe0},
+     *         {@code jrdma.ipv4} or {@code JRDMA_IPV4}), its bad value and what it may be
      */
     public static DeviceOptions parse(String name, Properties props, Map<String, String> env) {
-        String ipv4 = get(name, "ipv4", "JRDMA_IPV4", props, env, "auto");
-        if (!ipv4.equals("auto") && !ipv4.equals("raw") && !ipv4.equals("udp")) {
-            throw new IllegalArgumentException("jrdma.ipv4 is '" + ipv4 + "': auto, raw or udp");
+        Setting ipv4 = get(name, "ipv4", "JRDMA_IPV4", props, env, "auto");
+        if (!ipv4.value.equals("auto") && !ipv4.value.equals("raw") && !ipv4.value.equals("udp")) {
+            throw ipv4.bad("auto, raw or udp");
         }
-        String pcap = get(name, "pcap", null, props, env, "");
-        String faults = get(name, "faults", null, props, env, "");
-        String spin = get(name, "spinMicros", null, props, env, "200");
+        Setting pcap = get(name, "pcap", null, props, env, "");
+        Setting faults = get(name, "faults", null, props, env, "");
+        Setting spin = get(name, "spinMicros", null, props, env, "200");
         long spinMicros;
         try {
-            spinMicros = Long.parseLong(spin);
+            spinMicros = Long.parseLong(spin.value);
         } catch (NumberFormatException e) {
             spinMicros = -1;
         }
         if (spinMicros < 0 || spinMicros > 10_000_000) {
-            throw new IllegalArgumentException("jrdma.spinMicros is '" + spin + "': 0..10000000 (µs)");
+            throw spin.bad("0..10000000 (µs)");
         }
         boolean pollProgress = bool(name, "pollProgress", props, env);
         boolean deferAcks = bool(name, "deferAcks", props, env);
-        String ports = get(name, "sourcePorts", null, props, env, "rxe");
-        if (!ports.equals("rxe") && !ports.equals("bound")) {
-            throw new IllegalArgumentException("jrdma.sourcePorts is '" + ports + "': rxe or bound");
+        Setting ports = get(name, "sourcePorts", null, props, env, "rxe");
+        if (!ports.value.equals("rxe") && !ports.value.equals("bound")) {
+            throw ports.bad("rxe or bound");
         }
-        String r7 = get(name, "retryCnt7", "JRDMA_RETRY_CNT7", props, env, "count");
-        if (!r7.equals("count") && !r7.equals("unlimited")) {
-            throw new IllegalArgumentException("jrdma.retryCnt7 is '" + r7 + "': count or unlimited");
+        Setting r7 = get(name, "retryCnt7", "JRDMA_RETRY_CNT7", props, env, "count");
+        if (!r7.value.equals("count") && !r7.value.equals("unlimited")) {
+            throw r7.bad("count or unlimited");
         }
-        return new DeviceOptions(ipv4, pcap.isEmpty() ? null : Path.of(pcap), faults.isEmpty() ? null : faults,
-                spinMicros * 1000L, pollProgress, deferAcks, ports.equals("rxe"), r7.equals("unlimited"));
+        return new DeviceOptions(ipv4.value, pcap.value.isEmpty() ? null : Path.of(pcap.value),
+                faults.value.isEmpty() ? null : faults.value, spinMicros * 1000L, pollProgress, deferAcks,
+                ports.value.equals("rxe"), r7.value.equals("unlimited"));
     }
 
     private static boolean bool(String name, String key, Properties props, Map<String, String> env) {
-        String v = get(name, key, null, props, env, "true");
-        if (!v.equals("true") && !v.equals("false")) {
-            throw new IllegalArgumentException("jrdma." + key + " is '" + v + "': true or false");
+        Setting v = get(name, key, null, props, env, "true");
+        if (!v.value.equals("true") && !v.value.equals("false")) {
+            throw v.bad("true or false");
         }
-        return v.equals("true");
+        return v.value.equals("true");
     }
 
-    private static String get(String name, String key, String envName, Properties props, Map<String, String> env,
-                              String dflt) {
-        String v = name.isEmpty() ? null : props.getProperty("jrdma." + key + "." + name);
+    /** A value and where it came from: a property or environment variable name, or "default". */
+    private record Setting(String where, String value) {
+        IllegalArgumentException bad(String allowed) {
+            return new IllegalArgumentException(where + " is '" + value + "': " + allowed);
+        }
+    }
+
+    private static Setting get(String name, String key, String envName, Properties props, Map<String, String> env,
+                               String dflt) {
+        String where = "jrdma." + key + "." + name;
+        String v = name.isEmpty() ? null : props.getProperty(where);
         if (v == null) {
-            v = props.getProperty("jrdma." + key);
+            where = "jrdma." + key;
+            v = props.getProperty(where);
         }
         if (v == null && envName != null) {
+            where = envName;
             v = env.get(envName);
         }
-        return v == null || v.isBlank() ? dflt : v.strip();
+        return v == null || v.isBlank() ? new Setting("default", dflt) : new Setting(where, v.strip());
     }
 }
