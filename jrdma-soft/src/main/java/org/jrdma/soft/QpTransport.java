@@ -53,7 +53,7 @@ public interface QpTransport {
     void sendPosted();
 
     /**
-     * Called after {@code postSend} returns from the lock, on the posting thread, also when a WR of
+     * Called after {@code postSend} has left the lock, on the posting thread, also when a WR of
      * the chain was refused (e.g. to send work the transport deferred). Without the QP's lock.
      */
     default void afterSendPosted() {

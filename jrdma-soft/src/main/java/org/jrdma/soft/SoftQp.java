@@ -190,47 +190,53 @@ public final class SoftQp implements QueuePair {
      */
     @Override
     public void postSend(SendWr wr) {
-        synchronized (lock) {
-            long before = sq.tail();
-            try {
-                for (SendWr w = wr; w != null; w = w.next()) {
-                    states.checkPostSend();
-                    sq.post(w);
-                }
-            } finally {
-                if (sq.tail() != before) {
-                    if (states.flushesPosts()) {
-                        flush();
-                    } else {
-                        transport.sendPosted();
+        try {
+            synchronized (lock) {
+                long before = sq.tail();
+                try {
+                    for (SendWr w = wr; w != null; w = w.next()) {
+                        states.checkPostSend();
+                        sq.post(w);
+                    }
+                } finally {
+                    if (sq.tail() != before) {
+                        if (states.flushesPosts()) {
+                            flush();
+                        } else {
+                            transport.sendPosted();
+                        }
                     }
                 }
             }
+        } finally {
+            transport.afterSendPosted();
+            raiseCqErrors();
         }
-        transport.afterSendPosted();
-        raiseCqErrors();
     }
 
     @Override
     public void postRecv(RecvWr wr) {
-        synchronized (lock) {
-            long before = rq.tail();
-            try {
-                for (RecvWr w = wr; w != null; w = w.next()) {
-                    states.checkPostRecv();
-                    rq.post(w);
-                }
-            } finally {
-                if (rq.tail() != before) {
-                    if (states.flushesPosts()) {
-                        flush();
-                    } else {
-                        transport.recvPosted();
+        try {
+            synchronized (lock) {
+                long before = rq.tail();
+                try {
+                    for (RecvWr w = wr; w != null; w = w.next()) {
+                        states.checkPostRecv();
+                        rq.post(w);
+                    }
+                } finally {
+                    if (rq.tail() != before) {
+                        if (states.flushesPosts()) {
+                            flush();
+                        } else {
+                            transport.recvPosted();
+                        }
                     }
                 }
             }
+        } finally {
+            raiseCqErrors();
         }
-        raiseCqErrors();
     }
 
     // ---------------------------------------------------------------- completions (under the lock)
