@@ -10,6 +10,7 @@ import org.jrdma.soft.SoftLimits;
 import org.jrdma.soft.SoftPd;
 import org.jrdma.soft.SoftQp;
 import org.jrdma.soft.SoftResources;
+import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.DeviceAttr;
 import org.jrdma.verbs.Device;
 import org.jrdma.verbs.Errno;
@@ -120,7 +121,15 @@ public final class RxeContext extends SoftContext {
     protected SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn) {
         RxeQp qp = new RxeQp(pd, attr, qpn, agent);
         agent.qpCreated(qp);
-        return qp;
+        return qp.core();
+    }
+
+    /** RoCE routes by GID: an address handle needs a GRH. */
+    @Override
+    protected void checkAhAttr(AhAttr attr) {
+        if (!attr.isGlobal()) {
+            throw new VerbsException(Errno.EINVAL, "RoCE address handles need a GRH (is_global = 1)");
+        }
     }
 
     @Override

@@ -13,6 +13,12 @@ import org.jrdma.verbs.WrOpcode;
  * the execution state a transport keeps for it. Pre-allocated per queue slot; reused.
  */
 public class SendWqe {
+    /** Creates the WQE of one send queue slot (a transport may add its execution state in a subclass). */
+    @FunctionalInterface
+    public interface Factory {
+        SendWqe create(int maxSge, int maxInlineData);
+    }
+
     public long wrId;
     public WrOpcode opcode;
     public int sendFlags;
@@ -35,7 +41,7 @@ public class SendWqe {
     /** Inline data copied at post time (when {@link SendFlags#INLINE}). */
     public final MemorySegment inline;
     public boolean isInline;
-    /** True once the SGEs were resolved. */
+    /** True once the SGEs were resolved ({@link SendQueue#resolve}). */
     public boolean resolved;
 
     public SendWqe(int maxSge, int maxInline) {

@@ -2,6 +2,7 @@ package org.jrdma.soft;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
@@ -106,8 +107,29 @@ public abstract class SoftContext implements Context {
     public void blockingForEvents() {
     }
 
-    /** Creates the transport's QP object. @throws VerbsException EOPNOTSUPP for an unsupported type */
+    /**
+     * Creates a QP of this provider: a {@link SoftQp} with the provider's {@link QpTransport}.
+     * Called by {@code ibv_create_qp} (any thread, no lock held); the context registers the QP.
+     *
+     * @throws VerbsException EOPNOTSUPP for an unsupported type
+     */
     protected abstract SoftQp newQp(SoftPd pd, QpInitAttr attr, int qpn);
+
+    /**
+     * Checks the address vector of {@code ibv_create_ah} against what the provider can reach (RoCE:
+     * a GRH is required). The core has checked the port.
+     *
+     * @throws VerbsException EINVAL
+     */
+    protected abstract void checkAhAttr(AhAttr attr);
+
+    /** A QP was destroyed: forget it (its QPN is free again). */
+    final void qpDestroyed(SoftQp qp) {
+        resources.qps.remove(qp.qpNum());
+        synchronized (this) {
+            qps.remove(qp);
+        }
+    }
 
     private synchronized void ensureOpen() {
         if (closed) {

@@ -5,15 +5,20 @@ import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.VerbsException;
-import org.jrdma.verbs.WcFlags;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WorkCompletion;
 
 /**
  * A completion queue of a software device: a ring of pre-allocated completions. Producers (the
- * transport, any thread) and consumers ({@link #poll}, any thread) synchronize on the CQ; nothing
- * is allocated per completion.
+ * QPs, under their lock, any thread) and consumers ({@link #poll}, any thread) synchronize on the
+ * CQ (lock order: a QP's lock, then its CQ's); nothing is allocated per completion.
+ *
+ * <p>Overrun (IBTA Vol 1 chapter 11: CQ overrun is an error): a completion that finds the ring
+ * full puts the CQ into its error state. From then on the CQ takes no completion (each one is
+ * counted in {@link #overruns()}), the QPs that complete to it are moved to ERR
+ * ({@link SoftQp#raiseCqErrors()}), {@link #poll} still returns the completions the CQ holds and
+ * then throws {@link VerbsException} EIO. The CQ stays in error until it is destroyed.
  */
 public final class SoftCq implements CompletionQueue {
     private static final int ARM_NONE = 0;
@@ -30,9 +35,12 @@ public final class SoftCq implements CompletionQueue {
     private final SoftCompChannel channel;
     private final AtomicInteger eventsDelivered = new AtomicInteger();
     private final AtomicInteger eventsAcked = new AtomicInteger();
-    final AtomicInteger users = new AtomicInteger();
+    /** The QPs that complete to this CQ (control path; guarded by this). */
+    private final java.util.List<SoftQp> qps = new java.util.ArrayList<>();
     private final SoftContext context;
     private volatile boolean closed;
+    /** Set once, on the first overrun. */
+    private volatile boolean error;
 
     SoftCq(SoftContext context, int cqe, SoftCompChannel channel) {
         this.context = context;
@@ -55,18 +63,23 @@ public final class SoftCq implements CompletionQueue {
     }
 
     /**
-     * Adds a completion. When the ring is full the completion is dropped and counted as an overrun
-     * (IBTA: CQ overrun is an affiliated asynchronous error).
+     * Adds a completion. When the ring is full, or the CQ is already in error, the completion is
+     * not stored: it is counted as an overrun and the CQ is (now) in its error state; the caller
+     * must then move its QP's CQs' QPs to ERR ({@link SoftQp#raiseCqErrors()} does).
      *
      * @param solicited the completion is the receive of a solicited message
      * @return false on overrun
      */
-    public boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int qpNum, int srcQp,
-                        int wcFlags, int vendorErr, boolean solicited) {
+    boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int qpNum, int srcQp,
+                 int wcFlags, int vendorErr, boolean solicited) {
         boolean fire = false;
         synchronized (this) {
-            if (tail - head == ring.length) {
+            if (error || tail - head == ring.length) {
                 overruns++;
+                if (!error) {
+                    error = true;
+                    // issue 10 (async events): IBV_EVENT_CQ_ERR for this CQ is raised here
+                }
                 return false;
             }
             ring[(int) (tail & mask)].set(wrId, status, opcode, byteLen, immData, qpNum, srcQp, wcFlags, vendorErr);
@@ -82,14 +95,35 @@ public final class SoftCq implements CompletionQueue {
         return true;
     }
 
-    /** Adds a successful completion without immediate data. */
-    public boolean pushSuccess(long wrId, WcOpcode opcode, int byteLen, int qpNum) {
-        return push(wrId, WcStatus.SUCCESS, opcode, byteLen, 0, qpNum, 0, 0, 0, false);
+    /** True once the CQ overran (it stays in error until destroyed). */
+    public boolean inError() {
+        return error;
     }
 
-    /** Adds a completion with immediate data. */
-    public boolean pushWithImm(long wrId, WcOpcode opcode, int byteLen, int imm, int qpNum, boolean solicited) {
-        return push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, qpNum, 0, WcFlags.WITH_IMM, 0, solicited);
+    synchronized void attach(SoftQp qp) {
+        qps.add(qp);
+    }
+
+    synchronized void detach(SoftQp qp) {
+        qps.remove(qp);
+    }
+
+    /**
+     * Moves every QP of this CQ to ERR when the CQ is in error. Called without any QP lock (it takes
+     * each QP's lock in turn, never two at once, and not this CQ's lock meanwhile).
+     */
+    void failQps() {
+        if (!error) {
+            return;
+        }
+        SoftQp[] snapshot;
+        synchronized (this) {
+            snapshot = qps.toArray(new SoftQp[0]);
+        }
+        for (SoftQp qp : snapshot) {
+            qp.cqFailed();
+            // issue 10 (async events): IBV_EVENT_QP_FATAL for qp is raised here
+        }
     }
 
     @Override
@@ -102,6 +136,10 @@ public final class SoftCq implements CompletionQueue {
         int n = 0;
         int limit = Math.min(max, wc.length);
         if (tail == head) {
+            if (error) {
+                throw new VerbsException(Errno.EIO, "CQ overrun: " + overruns() + " completions did not fit (cqe " + cqe
+                        + "); the CQ is in error and its QPs are in ERR");
+            }
             // nothing yet: help the device along in this thread (receive what has arrived) rather than
             // wait for its I/O thread to be scheduled
             context.progress();
@@ -157,8 +195,10 @@ public final class SoftCq implements CompletionQueue {
         if (closed) {
             return;
         }
-        if (users.get() != 0) {
-            throw new VerbsException(Errno.EBUSY, "CQ still used by " + users.get() + " QPs");
+        synchronized (this) {
+            if (!qps.isEmpty()) {
+                throw new VerbsException(Errno.EBUSY, "CQ still used by " + qps.size() + " QPs");
+            }
         }
         closed = true;
         if (channel != null) {

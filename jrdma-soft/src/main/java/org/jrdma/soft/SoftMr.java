@@ -72,6 +72,17 @@ public final class SoftMr implements MemoryRegion {
     }
 
     /**
+     * True while the region's memory can be read and written: the region is registered and the
+     * Arena of its segment is not closed ({@code segment().scope().isAlive()}). Memory freed under
+     * a live region makes a local access complete with LOC_PROT_ERR and a remote one get a NAK
+     * remote access error. The memory can still be freed right after this returns: a copy must
+     * also catch the {@link IllegalStateException} a closed scope throws. Lock-free, any thread.
+     */
+    public boolean isAccessible() {
+        return valid && segment.scope().isAlive();
+    }
+
+    /**
      * The offset into {@link #segment()} of [va, va + len), or -1 when that range is not entirely
      * inside the region. {@code len} 0 is inside when va is in [addr, addr + length].
      */

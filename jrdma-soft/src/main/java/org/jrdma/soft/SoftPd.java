@@ -94,9 +94,7 @@ public final class SoftPd implements ProtectionDomain {
         if (attr.portNum() != 1) {
             throw new VerbsException(Errno.EINVAL, "port " + attr.portNum() + " does not exist (only port 1)");
         }
-        if (!attr.isGlobal()) {
-            throw new VerbsException(Errno.EINVAL, "RoCE address handles need a GRH (is_global = 1)");
-        }
+        context.checkAhAttr(attr);
         retain();
         return new SoftAh(this, attr);
     }

@@ -4,6 +4,15 @@ package org.jrdma.verbs;
  * A completion queue, {@code struct ibv_cq} ({@code ibv_create_cq(3)}, {@code ibv_poll_cq(3)}).
  * Polling is thread-safe and allocates nothing: completions are copied into caller-owned,
  * reusable {@link WorkCompletion} objects.
+ *
+ * <p>Overrun: a CQ must be large enough for every completion its QPs can have outstanding. A
+ * completion that finds the CQ full is not stored, and CQ overrun is an error (IBTA Vol 1
+ * chapter 11): the CQ enters its error state for good, it stores no further completion (each is
+ * counted in {@link #overruns()}), and the QPs that complete to it move to ERR (their outstanding
+ * WRs are flushed; those flush completions are lost too, and counted). {@link #poll} still
+ * returns the completions the CQ holds, then throws {@link VerbsException} EIO (where
+ * {@code ibv_poll_cq} returns a negative value). The asynchronous events
+ * ({@code IBV_EVENT_CQ_ERR}, {@code IBV_EVENT_QP_FATAL}) come with the async-event API.
  */
 public interface CompletionQueue extends AutoCloseable {
     /** The number of entries the CQ holds (at least what was asked for). */
@@ -14,6 +23,7 @@ public interface CompletionQueue extends AutoCloseable {
      * {@code wc[0..n)}.
      *
      * @return n, the number of completions moved (0 when the CQ is empty)
+     * @throws VerbsException EIO when the CQ is empty and in error after an overrun
      */
     int poll(WorkCompletion[] wc);
 
@@ -36,8 +46,8 @@ public interface CompletionQueue extends AutoCloseable {
     CompletionChannel channel();
 
     /**
-     * Completions that did not fit because the CQ was full (IBTA: CQ overrun, an asynchronous error
-     * that moves the QPs to ERR). 0 in a correctly sized program.
+     * Completions that were not stored because the CQ was full or, after that, in error (IBTA: CQ
+     * overrun; see the class comment). 0 in a correctly sized program.
      */
     long overruns();
 

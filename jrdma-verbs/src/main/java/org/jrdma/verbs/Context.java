@@ -29,7 +29,8 @@ public interface Context extends AutoCloseable {
     CompletionChannel createCompChannel();
 
     /**
-     * {@code ibv_create_cq(3)}.
+     * {@code ibv_create_cq(3)}. Size it for every completion its QPs can have outstanding: an
+     * overrun puts the CQ and its QPs into error ({@link CompletionQueue}).
      *
      * @param cqe minimum number of entries (1..{@link DeviceAttr#maxCqe()})
      * @param channel completion channel for events, or null

@@ -43,8 +43,9 @@ public interface QueuePair extends AutoCloseable {
     /**
      * {@code ibv_post_send}: posts a work request (and the chain behind it).
      *
-     * @throws VerbsException EINVAL when the QP is in RESET, INIT or RTR, too many SGEs, inline data
-     *                        over the limit or an opcode the QP type does not allow; ENOMEM when the
+     * @throws VerbsException EINVAL when the QP is in RESET, INIT or RTR, too many SGEs, SGE lengths
+     *                        adding up to more than 2^31 bytes, inline data over the limit or an
+     *                        opcode the QP type does not allow; ENOMEM when the
      *                        send queue is full. WRs of a chain before the bad one stay posted.
      */
     void postSend(SendWr wr);
@@ -52,7 +53,8 @@ public interface QueuePair extends AutoCloseable {
     /**
      * {@code ibv_post_recv}: posts a receive work request (and the chain behind it).
      *
-     * @throws VerbsException EINVAL in RESET or with too many SGEs; ENOMEM when the receive queue is full
+     * @throws VerbsException EINVAL in RESET, with too many SGEs or SGE lengths adding up to more than
+     *                        2^31 bytes; ENOMEM when the receive queue is full
      */
     void postRecv(RecvWr wr);
 

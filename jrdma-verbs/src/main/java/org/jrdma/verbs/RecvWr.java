@@ -19,7 +19,11 @@ public final class RecvWr {
         return this;
     }
 
-    /** The scatter list; only the first {@link #numSge()} entries are used. */
+    /**
+     * The scatter list; only the first {@link #numSge()} entries are used. Their lengths add up to
+     * the message length, at most 2^31 bytes (IBTA's largest message): a post with more is refused
+     * with {@link VerbsException} EINVAL.
+     */
     public Sge[] sgList() {
         return sgList;
     }

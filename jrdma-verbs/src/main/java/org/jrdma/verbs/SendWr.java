@@ -49,7 +49,11 @@ public final class SendWr {
         return this;
     }
 
-    /** The gather list; only the first {@link #numSge()} entries are used. */
+    /**
+     * The gather list; only the first {@link #numSge()} entries are used. Their lengths add up to
+     * the message length, at most 2^31 bytes (IBTA's largest message): a post with more is refused
+     * with {@link VerbsException} EINVAL.
+     */
     public Sge[] sgList() {
         return sgList;
     }

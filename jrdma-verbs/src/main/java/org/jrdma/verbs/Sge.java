@@ -3,6 +3,11 @@ package org.jrdma.verbs;
 /**
  * A scatter/gather element, {@code struct ibv_sge}: {@code length} bytes at virtual address
  * {@code addr} inside the memory region whose lkey is {@code lkey}. Mutable and reusable.
+ *
+ * <p>{@code length} is 0..2^31-1 (IBTA's largest message is 2^31 bytes; C's {@code uint32_t}
+ * lengths of 2^31 and more, e.g. {@code 0xffffffff}, are negative as a Java {@code int}): the
+ * constructor and the setters refuse other values with {@link VerbsException} EINVAL, so a work
+ * request never carries one.
  */
 public final class Sge {
     private long addr;
@@ -12,12 +17,18 @@ public final class Sge {
     public Sge() {
     }
 
+    /** @throws VerbsException EINVAL when {@code length} is negative (not in 0..2^31-1) */
     public Sge(long addr, int length, int lkey) {
         set(addr, length, lkey);
     }
 
-    /** Sets all three fields. */
+    /**
+     * Sets all three fields.
+     *
+     * @throws VerbsException EINVAL when {@code length} is negative (not in 0..2^31-1); nothing is changed then
+     */
     public Sge set(long addr, int length, int lkey) {
+        checkLength(length);
         this.addr = addr;
         this.length = length;
         this.lkey = lkey;
@@ -39,7 +50,9 @@ public final class Sge {
         return length;
     }
 
+    /** @throws VerbsException EINVAL when {@code length} is negative (not in 0..2^31-1) */
     public Sge length(int length) {
+        checkLength(length);
         this.length = length;
         return this;
     }
@@ -52,5 +65,12 @@ public final class Sge {
     public Sge lkey(int lkey) {
         this.lkey = lkey;
         return this;
+    }
+
+    private static void checkLength(int length) {
+        if (length < 0) {
+            throw new VerbsException(Errno.EINVAL, "SGE length " + Integer.toUnsignedString(length)
+                    + " not in 0..2^31-1 (the largest message is 2^31 bytes)");
+        }
     }
 }

@@ -491,7 +491,7 @@ public final class RxeAgent implements Runnable {
         counters.increment(Counters.RCVD_PKTS);
         int payloadLen = PacketValidator.payloadLength(rx, 0, n);
         org.jrdma.soft.SoftQp q = resources.qps.get(bth.destQpn());
-        if (!(q instanceof RxeQp qp)) {
+        if (q == null || !(q.transport() instanceof RxeQp qp)) {
             counters.increment(Counters.RCVD_DROP_UNKNOWN_QPN);
             return;
         }

@@ -8,8 +8,11 @@ import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.PacketBuffer;
 import org.jrdma.rocev2.wire.RoceV2;
 import org.jrdma.rocev2.wire.Opcode;
+import org.jrdma.soft.QpAttributes;
+import org.jrdma.soft.QpTransport;
+import org.jrdma.soft.RecvQueue;
 import org.jrdma.soft.RecvWqe;
-import org.jrdma.soft.SendWqe;
+import org.jrdma.soft.SendQueue;
 import org.jrdma.soft.SoftMr;
 import org.jrdma.soft.SoftPd;
 import org.jrdma.soft.SoftQp;
@@ -17,6 +20,8 @@ import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.Gid;
 import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.QpAttr;
+import org.jrdma.verbs.QpAttrMask;
 import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.QpState;
 import org.jrdma.verbs.QpType;
@@ -26,20 +31,46 @@ import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
 
 /**
- * An RC or UC queue pair of a software RoCE v2 device: the soft core's queues and state machine
- * plus the requester, responder and completer of IBTA Vol 1 chapter 9.
+ * The RoCE v2 transport of a software QP (RC, UC or UD): the requester, responder and completer
+ * of IBTA Vol 1 chapter 9 over the soft core's {@link SoftQp} (its queues, attributes and state
+ * machine), which calls this class through {@link QpTransport}. Keeps what only RoCE needs: the
+ * checks of the IB transport attributes and of the address vector (a GRH), the peer's address,
+ * the UDP source port, the ICRC.
  *
  * <p>Threads: posting threads run the requester directly (a post sends what the window allows at
- * once); the device's I/O thread runs the responder and the completer as packets arrive, and the
- * timers. All of them hold {@link #lock}.
+ * once); the device's I/O thread (or an application thread receiving in {@code poll}) runs the
+ * responder and the completer as packets arrive, and the timers. All of them hold the core QP's
+ * lock ({@link SoftQp#lock()}); the roles are only called with it held.
  */
-public final class RxeQp extends SoftQp {
+public final class RxeQp implements QpTransport {
     /** The default P_Key (the only entry of the P_Key table). */
     static final int DEFAULT_PKEY = 0xFFFF;
     /** Largest RoCE packet jrdma builds: headers (BTH 12 + RETH 16 + ImmDt 4 ...) + 4096 payload + pad + ICRC. */
     static final int MAX_PACKET = 4096 + 128;
     static final long MAX_MSG_SIZE = 1L << 31;
 
+    /**
+     * Unwinds a role when the memory of a local region was freed during a copy (its Arena closed
+     * under a live MR); the entry point that ran the role completes the WQE with LOC_PROT_ERR.
+     */
+    private static final class MemoryFreed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        MemoryFreed() {
+            super("memory of a local MR freed during a copy", null, false, false);
+        }
+    }
+
+    private static final MemoryFreed MEMORY_FREED = new MemoryFreed();
+
+    private final SoftQp core;
+    private final Object lock;
+    private final SendQueue sq;
+    private final RecvQueue rq;
+    private final QpAttributes attrs;
+    private final QpType type;
+    private final int qpn;
+    private final SoftPd pd;
     private final RxeAgent agent;
     final Requester requester;
     final Responder responder;
@@ -52,27 +83,61 @@ public final class RxeQp extends SoftQp {
     private int srcPort;
     /** Set while the QP is on the agent's list of QPs with an ACK to send. */
     boolean ackListed;
+    /** The send WQE whose memory was freed during a copy (see {@link MemoryFreed}), or null. */
+    private RxeSendWqe freedSend;
+    /** The head receive WQE's memory was freed during a copy. */
+    private boolean freedRecv;
 
+    /** Creates the transport and its core QP (in RESET). */
     public RxeQp(SoftPd pd, QpInitAttr attr, int qpn, RxeAgent agent) {
-        super(pd, attr, qpn, agent.maxMtu());
         this.agent = agent;
+        this.pd = pd;
+        this.type = attr.qpType();
+        this.qpn = qpn;
+        this.core = new SoftQp(pd, attr, qpn, this, RxeSendWqe::new);
+        this.lock = core.lock();
+        this.sq = core.sendQueue();
+        this.rq = core.recvQueue();
+        this.attrs = core.attributes();
         this.requester = new Requester(this);
         this.responder = new Responder(this);
         this.completer = new Completer(this);
     }
 
-    @Override
-    protected SendWqe newSendWqe(int maxSge, int maxInlineData) {
-        return new RxeSendWqe(maxSge, maxInlineData);
+    /** The core QP (what the application holds as its {@code QueuePair}). */
+    public SoftQp core() {
+        return core;
     }
 
+    // ------------------------------------------------------------------ QpTransport (under the lock)
+
     @Override
-    protected Mtu portMaxMtu() {
+    public Mtu portMaxMtu() {
         return agent.maxMtu();
     }
 
+    /** The IB transport attributes' ranges (IBTA Vol 1 §11.2.5; ibv_modify_qp(3)). */
     @Override
-    protected void validateAv(AhAttr ah) {
+    public void checkModify(QpAttr a, int mask, QpState from, QpState to) {
+        if ((mask & QpAttrMask.TIMEOUT) != 0) {
+            QpAttributes.require(a.timeout() >= 0 && a.timeout() <= 31, "timeout " + a.timeout() + " not in 0..31");
+        }
+        if ((mask & QpAttrMask.RETRY_CNT) != 0) {
+            QpAttributes.require(a.retryCnt() >= 0 && a.retryCnt() <= 7, "retry_cnt " + a.retryCnt() + " not in 0..7");
+        }
+        if ((mask & QpAttrMask.RNR_RETRY) != 0) {
+            QpAttributes.require(a.rnrRetry() >= 0 && a.rnrRetry() <= 7, "rnr_retry " + a.rnrRetry() + " not in 0..7");
+        }
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0) {
+            QpAttributes.require(a.minRnrTimer() >= 0 && a.minRnrTimer() <= 31, "min_rnr_timer " + a.minRnrTimer() + " not in 0..31");
+        }
+    }
+
+    /** RoCE routes by GID: the address vector needs a GRH with a destination GID of the device's IP version. */
+    @Override
+    public void checkAddressVector(AhAttr ah) {
+        QpAttributes.require(ah.isGlobal() && !ah.grh().dgid().isZero(),
+                "RoCE needs a GRH with a destination GID in the address vector");
         if (type == QpType.UD) {
             return;
         }
@@ -86,22 +151,24 @@ public final class RxeQp extends SoftQp {
         }
     }
 
-    // ------------------------------------------------------------------ state changes
-
     @Override
-    protected void onModify(QpState from, QpState to, int mask) {
+    public void transition(QpState from, QpState to, int mask) {
+        // PSNs are 24 bits (BTH); rxe keeps attr.rq_psn / sq_psn masked too
+        if ((mask & QpAttrMask.RQ_PSN) != 0) {
+            attrs.rqPsn(attrs.rqPsn() & 0xFFFFFF);
+        }
+        if ((mask & QpAttrMask.SQ_PSN) != 0) {
+            attrs.sqPsn(attrs.sqPsn() & 0xFFFFFF);
+        }
         if (to == QpState.RTR && from == QpState.INIT) {
             if (type != QpType.UD) {
                 setPeer();
             }
-            responder.reset(rqPsn);
-        }
-        if (type == QpType.UD && to == QpState.RTR && from == QpState.INIT) {
-            responder.reset(0);
+            responder.reset(type == QpType.UD ? 0 : attrs.rqPsn());
         }
         if (to == QpState.RTS && from == QpState.RTR) {
-            requester.reset(sqPsn, sqHead);
-            completer.reset(sqPsn);
+            requester.reset(attrs.sqPsn(), sq.head());
+            completer.reset(attrs.sqPsn());
             requesterPaused = false;
         }
         if (to == QpState.ERR) {
@@ -109,11 +176,17 @@ public final class RxeQp extends SoftQp {
             completer.rnrDeadline = 0;
             timerChanged();
         }
+        if (to == QpState.RESET && from != QpState.RESET) {
+            requesterPaused = false;
+            completer.retransmitDeadline = 0;
+            completer.rnrDeadline = 0;
+            timerChanged();
+        }
     }
 
     private void setPeer() {
-        setAddress(peer, av.grh().dgid());
-        srcPort = SourcePort.connected(qpn, destQpn, av.grh().flowLabel());
+        setAddress(peer, attrs.av().grh().dgid());
+        srcPort = SourcePort.connected(qpn, attrs.destQpn(), attrs.av().grh().flowLabel());
     }
 
     /** Sets {@code dst} to the IP address of a GID (IPv4-mapped as IPv4), UDP port 4791; allocation-free. */
@@ -133,46 +206,69 @@ public final class RxeQp extends SoftQp {
     }
 
     @Override
-    protected void onReset() {
-        requesterPaused = false;
-        completer.retransmitDeadline = 0;
-        completer.rnrDeadline = 0;
-        timerChanged();
-    }
-
-    @Override
-    protected void onFlushed() {
-        requester.next = sqTail;
+    public void flushed() {
+        requester.next = sq.tail();
         requester.rdAtomicInFlight = 0;
     }
 
     @Override
-    protected void onSendPosted() {
-        requester.run();
-        if (completer.retransmitDeadline == 0) {
-            completer.armTimer();
+    public void sendPosted() {
+        try {
+            requester.run();
+            if (completer.retransmitDeadline == 0) {
+                completer.armTimer();
+            }
+        } catch (MemoryFreed e) {
+            memoryFreed();
         }
     }
 
     /** A thread that received in poll deferred its ACKs so that its reply could go first: send them now. */
     @Override
-    protected void afterSendPosted() {
+    public void afterSendPosted() {
         agent.flushDeferredAcks();
     }
 
     @Override
-    protected void onRecvPosted() {
+    public void recvPosted() {
     }
 
     /** ACKs that a polling thread deferred go out before the QP does (the peer would retry for ever). */
     @Override
-    protected void beforeClose() {
+    public void beforeDestroy() {
         agent.flushOwedAcks();
     }
 
     @Override
-    protected void onClose() {
+    public void destroyed() {
         agent.qpClosed(this);
+    }
+
+    /**
+     * A role's copy found the memory of a local region freed: the WQE completes with LOC_PROT_ERR
+     * (in order: a send WQE behind unfinished ones is marked and completed by the completer when it
+     * reaches the head) and the QP moves to ERR; a UD receive fails alone, as a UD QP does on
+     * LOC_PROT_ERR.
+     */
+    private void memoryFreed() {
+        if (freedRecv) {
+            freedRecv = false;
+            completeRecvHeadError(WcStatus.LOC_PROT_ERR);
+            if (type != QpType.UD) {
+                enterErrorState();
+            }
+        }
+        RxeSendWqe w = freedSend;
+        if (w != null) {
+            freedSend = null;
+            if (!sq.isEmpty() && sqEntry(sq.head()) == w) {
+                retireSendHead(WcStatus.LOC_PROT_ERR, 0, 0);
+                enterErrorState();
+            } else {
+                w.wqeState = RxeSendWqe.LOCAL_ERROR;
+                w.localStatus = WcStatus.LOC_PROT_ERR;
+            }
+        }
     }
 
     // ------------------------------------------------------------------ receive (I/O thread)
@@ -183,34 +279,43 @@ public final class RxeQp extends SoftQp {
      */
     void receive(PacketInfo p) {
         synchronized (lock) {
-            QpState s = state;
-            int op = p.opcode;
-            if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
-                agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
+            try {
+                dispatch(p);
+            } catch (MemoryFreed e) {
+                memoryFreed();
+            }
+        }
+        core.raiseCqErrors();
+    }
+
+    private void dispatch(PacketInfo p) {
+        QpState s = core.state();
+        int op = p.opcode;
+        if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
+            agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
+            return;
+        }
+        if (Opcode.transport(op) != transportOf(type)) {
+            agent.counters().increment(Counters.RCVD_DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (type == QpType.UD) {
+            responder.onDatagram(op, p.se, p.seg, p.payloadOffset, p.payloadLength, p.from, p.length);
+            return;
+        }
+        if (!fromPeer(p.from)) {
+            agent.counters().increment(Counters.RCVD_DROP_WRONG_PEER);
+            return;
+        }
+        boolean isResponse = Opcode.isResponse(op);
+        if (isResponse) {
+            if (type != QpType.RC || s == QpState.RTR) {
+                agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
                 return;
             }
-            if (Opcode.transport(op) != transportOf(type)) {
-                agent.counters().increment(Counters.RCVD_DROP_WRONG_TRANSPORT);
-                return;
-            }
-            if (type == QpType.UD) {
-                responder.onDatagram(op, p.se, p.seg, p.payloadOffset, p.payloadLength, p.from, p.length);
-                return;
-            }
-            if (!fromPeer(p.from)) {
-                agent.counters().increment(Counters.RCVD_DROP_WRONG_PEER);
-                return;
-            }
-            boolean isResponse = Opcode.isResponse(op);
-            if (isResponse) {
-                if (type != QpType.RC || s == QpState.RTR) {
-                    agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
-                    return;
-                }
-                completer.onResponse(op, p.psn, p.seg, p.payloadOffset, p.payloadLength);
-            } else {
-                responder.onRequest(op, p.psn, p.se, p.ackReq, p.seg, p.payloadOffset, p.payloadLength);
-            }
+            completer.onResponse(op, p.psn, p.seg, p.payloadOffset, p.payloadLength);
+        } else {
+            responder.onRequest(op, p.psn, p.se, p.ackReq, p.seg, p.payloadOffset, p.payloadLength);
         }
     }
 
@@ -232,10 +337,16 @@ public final class RxeQp extends SoftQp {
     /** Timers, from the I/O thread. */
     void onTimer(long now) {
         synchronized (lock) {
-            if (state == QpState.RTS || state == QpState.SQD) {
-                completer.onTimer(now);
+            QpState s = core.state();
+            if (s == QpState.RTS || s == QpState.SQD) {
+                try {
+                    completer.onTimer(now);
+                } catch (MemoryFreed e) {
+                    memoryFreed();
+                }
             }
         }
+        core.raiseCqErrors();
     }
 
     boolean hasTimer() {
@@ -273,6 +384,7 @@ public final class RxeQp extends SoftQp {
             ackListed = false;
             responder.flushAck();
         }
+        core.raiseCqErrors();
     }
 
     // ------------------------------------------------------------------ services for the roles
@@ -318,10 +430,15 @@ public final class RxeQp extends SoftQp {
     }
 
     int qkey() {
-        return qkey;
+        return attrs.qkey();
     }
 
     int qpn() {
+        return qpn;
+    }
+
+    /** The QPN (as {@code QueuePair.qpNum()}). */
+    int qpNum() {
         return qpn;
     }
 
@@ -331,10 +448,8 @@ public final class RxeQp extends SoftQp {
     }
 
     void completeDatagram(int byteLen, boolean imm, int immValue, int srcQp, boolean solicited) {
-        RecvWqe r = rq[(int) (rqHead & rqMask)];
-        recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, byteLen, immValue, qpn, srcQp,
-                WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), 0, solicited);
-        rqHead++;
+        core.completeRecvHead(WcStatus.SUCCESS, WcOpcode.RECV, byteLen, immValue, srcQp,
+                WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), solicited);
     }
 
     Counters counters() {
@@ -342,7 +457,7 @@ public final class RxeQp extends SoftQp {
     }
 
     int mtuBytes() {
-        return pathMtu.bytes();
+        return attrs.pathMtu().bytes();
     }
 
     QpType type() {
@@ -350,32 +465,33 @@ public final class RxeQp extends SoftQp {
     }
 
     int destQpn() {
-        return destQpn;
+        return attrs.destQpn();
     }
 
     int maxRdAtomic() {
-        return maxRdAtomic;
+        return attrs.maxRdAtomic();
     }
 
     int retryCnt() {
-        return retryCnt;
+        return attrs.retryCnt();
     }
 
     int rnrRetry() {
-        return rnrRetry;
+        return attrs.rnrRetry();
     }
 
     int minRnrTimer() {
-        return minRnrTimer;
+        return attrs.minRnrTimer();
     }
 
     /** The local ACK timeout, 4.096 µs × 2^timeout, in ns; 0 = none (IBTA Vol 1 §9.7.6.1.3). */
     long timeoutNanos() {
+        int timeout = attrs.timeout();
         return timeout == 0 ? 0 : 4096L << timeout;
     }
 
     boolean canSend() {
-        return !requesterPaused && (state == QpState.RTS);
+        return !requesterPaused && core.state() == QpState.RTS;
     }
 
     void pauseRequester(boolean paused) {
@@ -383,91 +499,105 @@ public final class RxeQp extends SoftQp {
     }
 
     long sqHead() {
-        return sqHead;
+        return sq.head();
     }
 
     long sqTail() {
-        return sqTail;
+        return sq.tail();
     }
 
     RxeSendWqe sqEntry(long index) {
-        return (RxeSendWqe) sq[(int) (index & sqMask)];
+        return (RxeSendWqe) sq.entry(index);
     }
 
     long rqHead() {
-        return rqHead;
+        return rq.head();
     }
 
     long rqTail() {
-        return rqTail;
+        return rq.tail();
     }
 
     RecvWqe rqEntry(long index) {
-        return rq[(int) (index & rqMask)];
+        return rq.entry(index);
     }
 
     WcStatus resolveWqe(RxeSendWqe w, boolean localWrite) {
-        return resolve(w, localWrite);
+        return sq.resolve(w, localWrite);
     }
 
     WcStatus resolveRecv(RecvWqe r) {
-        return resolve(r);
+        return rq.resolve(r);
     }
 
+    /** Gathers payload; when the memory was freed meanwhile, unwinds the role (the WQE then fails with LOC_PROT_ERR). */
     void gatherPayload(RxeSendWqe w, long msgOff, MemorySegment dst, long dstOff, int len) {
-        gather(w, msgOff, dst, dstOff, len);
+        if (!sq.gather(w, msgOff, dst, dstOff, len)) {
+            freedSend = w;
+            throw MEMORY_FREED;
+        }
     }
 
+    /** Places READ response data; when the memory was freed meanwhile, unwinds the role (LOC_PROT_ERR). */
     void scatterToWqe(RxeSendWqe w, long msgOff, MemorySegment src, long srcOff, int len) {
-        scatter(w, msgOff, src, srcOff, len);
+        if (!sq.scatter(w, msgOff, src, srcOff, len)) {
+            freedSend = w;
+            throw MEMORY_FREED;
+        }
     }
 
+    /** Places received data; when the memory was freed meanwhile, unwinds the role (LOC_PROT_ERR). */
     void scatterToRecv(RecvWqe r, long msgOff, MemorySegment src, long srcOff, int len) {
-        scatter(r, msgOff, src, srcOff, len);
+        if (!rq.scatter(r, msgOff, src, srcOff, len)) {
+            freedRecv = true;
+            throw MEMORY_FREED;
+        }
     }
 
     /** Stores an atomic's original remote value, in host byte order, into the WQE's 8-byte SGE. */
     void writeAtomicResult(RxeSendWqe w, long orig) {
         SoftMr mr = w.sgeMr[0];
-        mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, w.sgeAddr[0] - mr.addr(), orig);
+        try {
+            mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, w.sgeAddr[0] - mr.addr(), orig);
+        } catch (IllegalStateException freed) {
+            freedSend = w;
+            throw MEMORY_FREED;
+        }
     }
 
     /** True when the QP's access flags enable the remote operation {@code access} (REMOTE_WRITE / READ / ATOMIC). */
     boolean qpAllows(int access) {
-        return (qpAccessFlags & access) == access;
+        return (attrs.qpAccessFlags() & access) == access;
     }
 
     /**
-     * The region named by a remote key, if it is valid, belongs to this QP's PD and grants
-     * {@code access}; null otherwise (the responder then NAKs with remote access error).
+     * The region named by a remote key, if it is valid, belongs to this QP's PD, grants
+     * {@code access} and its memory is still there ({@link SoftMr#isAccessible()}); null otherwise
+     * (the responder then NAKs with remote access error).
      */
     SoftMr remoteMr(int rkey, int access) {
         SoftMr mr = pd.softContext().resources().mrs.get(rkey);
-        if (mr == null || mr.softPd() != pd || !mr.isValid() || !mr.allows(access)) {
+        if (mr == null || mr.softPd() != pd || !mr.isAccessible() || !mr.allows(access)) {
             return null;
         }
         return mr;
     }
 
     void retireSendHead(WcStatus status, int byteLen, int vendorErr) {
-        completeSendHead(status, byteLen, vendorErr);
+        core.completeSendHead(status, byteLen, vendorErr);
     }
 
     void completeRecvHead(WcOpcode opcode, int byteLen, boolean imm, int immValue, boolean solicited) {
-        RecvWqe r = rq[(int) (rqHead & rqMask)];
-        recvCq.push(r.wrId, WcStatus.SUCCESS, opcode, byteLen, immValue, qpn, destQpn, imm ? WcFlags.WITH_IMM : 0, 0,
+        core.completeRecvHead(WcStatus.SUCCESS, opcode, byteLen, immValue, attrs.destQpn(), imm ? WcFlags.WITH_IMM : 0,
                 solicited);
-        rqHead++;
     }
 
     void completeRecvHeadError(WcStatus status) {
-        RecvWqe r = rq[(int) (rqHead & rqMask)];
-        recvCq.push(r.wrId, status, WcOpcode.RECV, 0, 0, qpn, destQpn, 0, 0, false);
-        rqHead++;
+        core.completeRecvHead(status, WcOpcode.RECV, 0, 0, attrs.destQpn(), 0, false);
     }
 
     void enterErrorState() {
-        enterError();
+        core.enterError();
     }
 
     void ackScheduled() {
@@ -475,5 +605,10 @@ public final class RxeQp extends SoftQp {
             ackListed = true;
             agent.scheduleAck(this);
         }
+    }
+
+    @Override
+    public String toString() {
+        return "RxeQp[" + core + "]";
     }
 }
