@@ -26,12 +26,11 @@ final class Completer {
     /** The PSN after the last one acknowledged: the base of the requester's window. */
     private int ackedPsn;
     /**
-     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..6, reloaded on forward progress
-     * (IBTA Vol 1 §9.7.6.1.3). retry_cnt 7 retries without limit, as rdma_rxe does (IBTA reserves
-     * "infinite" for rnr_retry): perftest and most rxe users set 7, and against a slow peer (the
-     * lab's emulated guests ACK after up to a second) giving up after seven 67 ms timeouts turns a
-     * slow run into a failed one. A vanished peer then needs retry_cnt below 7 to end in
-     * RETRY_EXC_ERR, as on rxe.
+     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..7, reloaded on forward progress
+     * (IBTA Vol 1 §9.7.6.1.3): retry_cnt 7 means seven retries, as IBTA and hardware read it, so a
+     * dead peer ends in RETRY_EXC_ERR after about (retry_cnt + 1) ACK timeouts. rdma_rxe reads 7 as
+     * "without limit"; a device opened with {@code jrdma.retryCnt7=unlimited} does too (for slow
+     * peers such as emulated guests that ACK after up to a second).
      */
     int retriesLeft;
     /** Retries left after RNR NAKs (rnr_retry; 7 = infinite). */
@@ -46,6 +45,11 @@ final class Completer {
      * makes progress; a timeout always does (rxe: {@code comp.started_retry}).
      */
     private boolean startedRetry;
+    /**
+     * The highest PSN an ACK has carried. Only an ACK beyond it tells something new: the ACKs a
+     * responder sends for the duplicates of a go-back-N resend repeat old PSNs and imply no NAK.
+     */
+    private int highestAckPsn;
 
     Completer(RxeQp qp) {
         this.qp = qp;
@@ -53,6 +57,7 @@ final class Completer {
 
     void reset(int sqPsn) {
         ackedPsn = sqPsn;
+        highestAckPsn = Psn.add(sqPsn, -1);
         startedRetry = false;
         retriesLeft = qp.retryCnt();
         rnrRetriesLeft = qp.rnrRetry();
@@ -109,8 +114,29 @@ final class Completer {
         }
         int base = ackedPsn;
         long head = qp.sqHead();
+        boolean fresh = Psn.diff(psn, highestAckPsn) > 0;
+        if (fresh) {
+            highestAckPsn = psn;
+        }
         retireInOrder(psn);
+        if (fresh && passesReadOrAtomic(psn)) {
+            // the responder executed a later request, so the READ's or atomic's response was lost:
+            // an implied NAK (IBTA Vol 1 §9.7.5.1.3; rxe check_psn -> ERROR_RETRY); ask again now
+            // rather than when the ACK timer fires (with timeout 0 it never would)
+            retry(ackedPsn, false);
+            return;
+        }
         progressed(ackedPsn != base || qp.sqHead() != head);
+    }
+
+    /** True when {@code psn} lies after the last PSN of a sent, unanswered READ or atomic at the head. */
+    private boolean passesReadOrAtomic(int psn) {
+        if (qp.sqHead() == qp.sqTail()) {
+            return false;
+        }
+        RxeSendWqe h = qp.sqEntry(qp.sqHead());
+        return h.opcode.isReadOrAtomic() && (h.wqeState == RxeSendWqe.SENT || h.wqeState == RxeSendWqe.SENDING)
+                && Psn.diff(psn, h.lastPsn) > 0;
     }
 
     /** Completes, in order, every WQE whose last PSN is at or before {@code psn} (not READ/atomic ones). */
@@ -286,12 +312,15 @@ final class Completer {
         if (startedRetry && !timeout) {
             return;
         }
+        if (rnrDeadline != 0) {
+            return; // an RNR wait rewound already; its end resends (IBTA Vol 1 §9.7.5.2.8)
+        }
         if (retriesLeft == 0) {
             qp.counters().incrementAtomic(Counters.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
-        if (qp.retryCnt() != 7) {
+        if (qp.retryCnt() != 7 || !qp.retryCnt7Unlimited()) {
             retriesLeft--;
         }
         startedRetry = true;
@@ -341,6 +370,9 @@ final class Completer {
 
     /** (Re)starts the retransmission timer while anything is unacknowledged. */
     void armTimer() {
+        if (rnrDeadline != 0) {
+            return; // during an RNR wait the ACK timer is off: only the wait's end resends
+        }
         if (qp.sqHead() == qp.requester.next && (qp.sqHead() == qp.sqTail() || !anySent())) {
             retransmitDeadline = 0;
             qp.timerChanged();

@@ -57,6 +57,12 @@ final class Responder {
     int epsn;
     /** Message sequence number: requests completed, 24 bits. */
     int msn;
+    /**
+     * The PSN after the last SEND, WRITE or atomic executed (rxe: {@code resp.ack_psn}); a READ does
+     * not move it, its responses acknowledge it. A duplicate SEND or WRITE is acknowledged with the
+     * PSN before it.
+     */
+    private int ackPsnNext;
     private boolean seqNakSent;
     // SEND in progress
     private boolean inSend;
@@ -87,6 +93,7 @@ final class Responder {
 
     void reset(int rqPsn) {
         epsn = rqPsn;
+        ackPsnNext = rqPsn;
         msn = 0;
         seqNakSent = false;
         inSend = false;
@@ -187,7 +194,11 @@ final class Responder {
                     return invalidRequest(psn, reliable);
                 }
                 if (payloadLen > 0) {
-                    place(pkt, payloadOff, writeMr.segment(), writeOffset, payloadLen, last);
+                    try {
+                        place(pkt, payloadOff, writeMr.segment(), writeOffset, payloadLen, last);
+                    } catch (IllegalStateException freed) {
+                        return remoteAccessError(psn, reliable); // the MR's memory was freed meanwhile
+                    }
                 }
                 writeOffset += payloadLen;
                 writeRemaining -= payloadLen;
@@ -227,6 +238,7 @@ final class Responder {
             }
         }
         epsn = Psn.add(psn, 1);
+        ackPsnNext = epsn;
         if (reliable && ackReq) {
             ackPending = true;
             ackPsn = psn;
@@ -318,7 +330,11 @@ final class Responder {
                 aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(ACK_UNLIMITED).msn(msn);
             }
             if (payload > 0) {
-                MemorySegment.copy(mr.segment(), off, tx.seg, hdr, payload);
+                try {
+                    MemorySegment.copy(mr.segment(), off, tx.seg, hdr, payload);
+                } catch (IllegalStateException freed) {
+                    return remoteAccessError(psn, true); // the MR's memory was freed meanwhile
+                }
             }
             for (int p = 0; p < pad; p++) {
                 tx.seg.set(ValueLayout.JAVA_BYTE, hdr + payload + p, (byte) 0);
@@ -343,13 +359,18 @@ final class Responder {
         }
         MemorySegment seg = mr.segment();
         long orig;
-        if (op == Opcode.RC_COMPARE_SWAP) {
-            orig = (long) LONG_HANDLE.compareAndExchange(seg, off, atomicEth.compareData(), atomicEth.swapData());
-        } else {
-            orig = (long) LONG_HANDLE.getAndAdd(seg, off, atomicEth.swapData());
+        try {
+            if (op == Opcode.RC_COMPARE_SWAP) {
+                orig = (long) LONG_HANDLE.compareAndExchange(seg, off, atomicEth.compareData(), atomicEth.swapData());
+            } else {
+                orig = (long) LONG_HANDLE.getAndAdd(seg, off, atomicEth.swapData());
+            }
+        } catch (IllegalStateException freed) {
+            return remoteAccessError(psn, true); // the MR's memory was freed meanwhile
         }
         msn = Psn.add(msn, 1);
         epsn = Psn.add(psn, 1);
+        ackPsnNext = epsn;
         int slot = replayNext;
         replayNext = (replayNext + 1) % REPLAY_SLOTS;
         replayPsn[slot] = psn;
@@ -385,9 +406,10 @@ final class Responder {
             }
             return; // too old to answer: the requester's retry ends it
         }
-        // SEND / WRITE: acknowledge what has been received (IBTA Vol 1 §9.9.3.1.1)
+        // SEND / WRITE: acknowledge again what was acknowledged (IBTA Vol 1 §9.9.3.1.1, C9-105): the
+        // last SEND / WRITE / atomic, never a later READ's last PSN (rxe duplicate_request)
         ackPending = true;
-        ackPsn = Psn.add(epsn, -1);
+        ackPsn = Psn.add(ackPsnNext, -1);
         qp.ackScheduled();
     }
 

@@ -438,12 +438,14 @@ public final class RxeQp extends SoftQp {
     }
 
     /**
-     * The region named by a remote key, if it is valid, belongs to this QP's PD and grants
-     * {@code access}; null otherwise (the responder then NAKs with remote access error).
+     * The region named by a remote key, if it is valid, belongs to this QP's PD, grants
+     * {@code access} and its memory is still allocated (its segment's scope alive: an Arena closed
+     * under a live MR frees it); null otherwise (the responder then NAKs with remote access error).
      */
     SoftMr remoteMr(int rkey, int access) {
         SoftMr mr = pd.softContext().resources().mrs.get(rkey);
-        if (mr == null || mr.softPd() != pd || !mr.isValid() || !mr.allows(access)) {
+        if (mr == null || mr.softPd() != pd || !mr.isValid() || !mr.allows(access)
+                || !mr.segment().scope().isAlive()) {
             return null;
         }
         return mr;
