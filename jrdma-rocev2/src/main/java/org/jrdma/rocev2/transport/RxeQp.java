@@ -105,9 +105,7 @@ public final class RxeQp extends SoftQp {
             requesterPaused = false;
         }
         if (to == QpState.ERR) {
-            completer.retransmitDeadline = 0;
-            completer.rnrDeadline = 0;
-            timerChanged();
+            completer.stopTimers();
         }
     }
 
@@ -135,23 +133,18 @@ public final class RxeQp extends SoftQp {
     @Override
     protected void onReset() {
         requesterPaused = false;
-        completer.retransmitDeadline = 0;
-        completer.rnrDeadline = 0;
-        timerChanged();
+        completer.stopTimers();
     }
 
     @Override
     protected void onFlushed() {
-        requester.next = sqTail;
-        requester.rdAtomicInFlight = 0;
+        requester.flushed(sqTail);
     }
 
     @Override
     protected void onSendPosted() {
         requester.run();
-        if (completer.retransmitDeadline == 0) {
-            completer.armTimer();
-        }
+        completer.sendPosted();
     }
 
     /** A thread that received in poll deferred its ACKs so that its reply could go first: send them now. */
@@ -194,7 +187,7 @@ public final class RxeQp extends SoftQp {
                 return;
             }
             if (type == QpType.UD) {
-                responder.onDatagram(op, p.se, p.seg, p.payloadOffset, p.payloadLength, p.from, p.length);
+                responder.onDatagram(p);
                 return;
             }
             if (!fromPeer(p.from)) {
@@ -207,9 +200,9 @@ public final class RxeQp extends SoftQp {
                     agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
                     return;
                 }
-                completer.onResponse(op, p.psn, p.seg, p.payloadOffset, p.payloadLength);
+                completer.onResponse(p);
             } else {
-                responder.onRequest(op, p.psn, p.se, p.ackReq, p.seg, p.payloadOffset, p.payloadLength);
+                responder.onRequest(p);
             }
         }
     }
@@ -239,7 +232,7 @@ public final class RxeQp extends SoftQp {
     }
 
     boolean hasTimer() {
-        return completer.retransmitDeadline != 0 || completer.rnrDeadline != 0;
+        return completer.hasTimer();
     }
 
     /**
@@ -247,15 +240,7 @@ public final class RxeQp extends SoftQp {
      * when no timer runs. Under the QP's lock.
      */
     long nextDeadline() {
-        long a = completer.retransmitDeadline;
-        long b = completer.rnrDeadline;
-        if (a == 0) {
-            return b;
-        }
-        if (b == 0) {
-            return a;
-        }
-        return a - b <= 0 ? a : b;
+        return completer.nextDeadline();
     }
 
     /** The roles call this (under the lock) whenever they set or clear a deadline. */

@@ -168,7 +168,7 @@ class RcWireDefectsTest {
 
     /**
      * IBTA Vol 1 §9.7.5.2.8: after an RNR NAK the requester waits the RNR NAK's timer before it
-     * resends, whatever its ACK timer (here 8.4 ms: it would expire four times during the 40.96 ms wait)
+     * resends, whatever its ACK timer (here 33.6 ms: it would expire four times during the 163.84 ms wait)
      * or a post does meanwhile; and the wait counts against rnr_retry, not retry_cnt (here 1).
      */
     @Test
@@ -181,14 +181,14 @@ class RcWireDefectsTest {
             CompletionQueue cq = c.createCq(16, null);
             QueuePair qp = rcQp(pd, cq);
             peer.talkTo("127.95." + r + ".1", qp.qpNum());
-            connect(qp, PEER_QPN, peer.gid, 7000, 100, 11, 1, 7);
+            connect(qp, PEER_QPN, peer.gid, 7000, 100, 13, 1, 7);
             MemorySegment m = arena.allocate(4096);
             MemoryRegion mr = pd.regMr(m, AccessFlags.LOCAL_WRITE);
             qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .sgList(new Sge(m.address(), 16, mr.lkey())));
             List<ScriptedPeer.Packet> seen = new ArrayList<>();
             assertNotNull(await(peer, Opcode.RC_SEND_ONLY, 7000, 2000, seen), "SEND: " + seen);
-            int code = 24; // 40.96 ms (IBTA table 45)
+            int code = 28; // 163.84 ms (IBTA table 45)
             long t0 = System.nanoTime();
             peer.acknowledge(7000, Aeth.rnrNakSyndrome(code), 0);
             ScriptedPeer.Packet early = peer.receive(5);
