@@ -76,7 +76,6 @@ final class Completer {
     private int retryPsn;
     private boolean retryByTimeout;
     private boolean advanced;
-    private State state = State.DONE;
 
     /** The PSN after the last one acknowledged: the base of the requester's window. */
     private int ackedPsn;
@@ -171,11 +170,6 @@ final class Completer {
         return a - b <= 0 ? a : b;
     }
 
-    /** The state the last packet or timer ended in. */
-    State state() {
-        return state;
-    }
-
     // ------------------------------------------------------------------ the state machine
 
     /** An RC response packet (ACK, NAK, READ response, atomic ACK) arrived. */
@@ -202,7 +196,6 @@ final class Completer {
             }
             s = n;
         }
-        state = s;
         w = null;
     }
 

@@ -75,7 +75,6 @@ final class Requester {
     private final Deth deth = new Deth();
     private final boolean debug = LOG.isDebugEnabled();
 
-    private State state = State.IDLE;
     /** The next PSN to send. */
     private int psn;
     /** One past the highest PSN ever sent (ACKs up to it are believable after a rewind). */
@@ -100,7 +99,6 @@ final class Requester {
         next = sqHead;
         rdAtomicInFlight = 0;
         noAckPackets = 0;
-        state = State.IDLE;
     }
 
     // ------------------------------------------------------------------ what the completer asks
@@ -124,12 +122,6 @@ final class Requester {
     void flushed(long sqTail) {
         next = sqTail;
         rdAtomicInFlight = 0;
-        state = State.IDLE;
-    }
-
-    /** The state the last {@link #run} ended in. */
-    State state() {
-        return state;
     }
 
     // ------------------------------------------------------------------ the state machine
@@ -144,7 +136,6 @@ final class Requester {
             }
             s = n;
         }
-        state = s;
         w = null;
     }
 

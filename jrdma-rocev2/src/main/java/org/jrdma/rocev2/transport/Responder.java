@@ -119,7 +119,6 @@ final class Responder {
     /** The packet being handled (valid during {@link #onRequest} only). */
     private PacketInfo pkt;
     private boolean reliable;
-    private State state = State.DONE;
 
     /** The expected PSN (ePSN). */
     private int epsn;
@@ -193,15 +192,9 @@ final class Responder {
             }
             s = next;
         }
-        state = s;
         pkt = null;
         rethMr = null;
         atomicMr = null;
-    }
-
-    /** The state the last packet ended in (for diagnostics). */
-    State state() {
-        return state;
     }
 
     /** One step of the state machine: runs {@code s} and returns the next state. */
