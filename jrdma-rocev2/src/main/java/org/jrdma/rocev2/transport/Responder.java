@@ -375,7 +375,7 @@ final class Responder {
      */
     private boolean resolveReth(int access) {
         reth.wrap(pkt.seg, Opcode.offset(pkt.opcode, Opcode.RETH));
-        rethLength = reth.dmaLength() & 0xFFFFFFFFL;
+        rethLength = Integer.toUnsignedLong(reth.dmaLength());
         rethMr = null;
         rethOffset = 0;
         if (rethLength == 0) {
