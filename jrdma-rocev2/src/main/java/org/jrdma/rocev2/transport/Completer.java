@@ -1,45 +1,103 @@
 package org.jrdma.rocev2.transport;
 
 import org.jrdma.rocev2.stats.Counters;
-
-import java.lang.foreign.MemorySegment;
 import org.jrdma.rocev2.wire.Aeth;
 import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The completer of an RC QP (IBTA Vol 1 §9.7.5.1, §9.9.2; rxe: {@code rxe_comp.c}): ACKs, NAKs and
- * READ / atomic responses retire send WQEs in order and write their CQEs; a NAK or an exhausted
- * retry counter completes the failing WQE with its status and moves the QP to ERR; a PSN sequence
- * NAK or a timeout rewinds the requester (go-back-N). Also the retransmission and RNR timers.
+ * The completer of an RC QP (IBTA Vol 1 §9.7.5.1, §9.9.2; rxe: {@code rxe_comp.c}) as rxe's state
+ * machine: a response packet, or a timer, runs through {@link State}s, one {@link #step} per state.
+ * ACKs, NAKs and READ / atomic responses retire send WQEs in order and write their CQEs; a NAK or an
+ * exhausted retry counter completes the failing WQE with its status and moves the QP to ERR; a PSN
+ * sequence NAK, a response gap, an ACK that passes an unanswered READ or atomic (an implied NAK) or
+ * a timeout rewinds the requester (go-back-N, {@link Requester#rewindTo}). It owns the
+ * retransmission and RNR timers.
  *
- * <p>Runs under the QP lock in the device's I/O thread (and in posting threads for local errors).
+ * <p>With DEBUG logging on for this class when the QP is created, every transition is logged, e.g.
+ * {@code QP 0x11 comp: CHECK_ACK -> WRITE_SEND psn 123}.
+ *
+ * <p>Runs under the QP lock: in the thread that received the response (the device's I/O thread, or
+ * an application thread polling a CQ), in the timer thread (the I/O thread), and in a posting thread
+ * for local errors and to start the timer.
  */
 final class Completer {
+    private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
+
+    /** The completer's states (rxe: {@code enum comp_state}); the names are rxe's where rxe has the step. */
+    enum State {
+        /** A response arrived. */
+        GET_ACK,
+        /** Classify it by opcode and AETH syndrome. */
+        CHECK_ACK,
+        /** An ACK: does its PSN acknowledge something sent? */
+        CHECK_PSN,
+        /** An ACK retires the SENDs and WRITEs up to its PSN. */
+        WRITE_SEND,
+        /** A READ response: place its data. */
+        READ,
+        /** An ATOMIC Acknowledge: store the original value. */
+        ATOMIC,
+        /** A NAK: implicitly acknowledges what is before it, then a retry or an error. */
+        NAK,
+        /** A READ or atomic is answered: complete it and what follows up to the PSN. */
+        COMP_ACK,
+        /** Progress: restart the ACK timer and let the requester go on. */
+        UPDATE_COMP,
+        /** Go-back-N from {@link #retryPsn}, counted against retry_cnt. */
+        ERROR_RETRY,
+        /** An RNR NAK: wait its time, counted against rnr_retry. */
+        RNR_RETRY,
+        /** The ACK timer expired. */
+        ACK_TIMEOUT,
+        /** The RNR wait is over: resend. */
+        RNR_WAIT_DONE,
+        /** Complete the head WQE with {@link #status} and move the QP to ERR. */
+        ERROR,
+        /** Done with the packet or the timer. */
+        DONE
+    }
 
     private final RxeQp qp;
     private final Aeth aeth = new Aeth();
     private final AtomicAckEth atomicAck = new AtomicAckEth();
+    private final boolean debug = LOG.isDebugEnabled();
+
+    /** The packet being handled (valid during {@link #onResponse} only). */
+    private PacketInfo pkt;
+    private int syndrome;
+    private RxeSendWqe w;
+    private WcStatus status;
+    private int vendorErr;
+    private int retryPsn;
+    private boolean retryByTimeout;
+    private boolean advanced;
 
     /** The PSN after the last one acknowledged: the base of the requester's window. */
     private int ackedPsn;
     /**
-     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..6, reloaded on forward progress
-     * (IBTA Vol 1 §9.7.6.1.3). retry_cnt 7 retries without limit, as rdma_rxe does (IBTA reserves
-     * "infinite" for rnr_retry): perftest and most rxe users set 7, and against a slow peer (the
-     * lab's emulated guests ACK after up to a second) giving up after seven 67 ms timeouts turns a
-     * slow run into a failed one. A vanished peer then needs retry_cnt below 7 to end in
-     * RETRY_EXC_ERR, as on rxe.
+     * The highest PSN an ACK has carried. Only an ACK beyond it tells something new: the ACKs a
+     * responder sends for the duplicates of a go-back-N resend repeat old PSNs and imply no NAK.
      */
-    int retriesLeft;
+    private int highestAckPsn;
+    /**
+     * Retries left after timeouts and sequence NAKs: retry_cnt, 0..7, reloaded on forward progress
+     * (IBTA Vol 1 §9.7.6.1.3): retry_cnt 7 means seven retries, as IBTA and hardware read it, so a
+     * dead peer ends in RETRY_EXC_ERR after about (retry_cnt + 1) ACK timeouts. rdma_rxe reads 7 as
+     * "without limit"; a device opened with {@code jrdma.retryCnt7=unlimited} does too (for slow
+     * peers such as emulated guests that ACK after up to a second).
+     */
+    private int retriesLeft;
     /** Retries left after RNR NAKs (rnr_retry; 7 = infinite). */
-    int rnrRetriesLeft;
+    private int rnrRetriesLeft;
     /** Deadline of the retransmission timer, ns (System.nanoTime), 0 when off. */
-    long retransmitDeadline;
+    private long retransmitDeadline;
     /** End of an RNR wait, ns, 0 when none. */
-    long rnrDeadline;
+    private long rnrDeadline;
     /**
      * A retry started by a NAK or an out-of-sequence response is under way: further NAKs and gaps
      * (caused by packets that were in flight before the rewind) start no new one until something
@@ -51,17 +109,20 @@ final class Completer {
         this.qp = qp;
     }
 
+    /** RTS: the window starts at {@code sqPsn}, retry counters full, no timer. */
     void reset(int sqPsn) {
         ackedPsn = sqPsn;
+        highestAckPsn = Psn.add(sqPsn, -1);
         startedRetry = false;
         retriesLeft = qp.retryCnt();
         rnrRetriesLeft = qp.rnrRetry();
-        retransmitDeadline = 0;
-        rnrDeadline = 0;
-        qp.timerChanged();
+        stopTimers();
     }
 
-    int oldestUnackedPsn() {
+    // ------------------------------------------------------------------ what the others ask
+
+    /** The oldest PSN not known to be done: the base of the requester's window. */
+    int windowBase() {
         return ackedPsn;
     }
 
@@ -70,71 +131,317 @@ final class Completer {
         retireInOrder(Psn.add(ackedPsn, -1));
     }
 
-    /** UC: a WQE whose packets are all sent is complete. */
+    /** UC, UD: a WQE whose packets are all sent is complete. */
     void completeUnreliable() {
-        while (qp.sqHead() != qp.requester.next) {
+        while (qp.sqHead() != qp.requester.nextWqe()) {
             qp.retireSendHead(WcStatus.SUCCESS, 0, 0);
         }
     }
 
-    /** An RC response packet (ACK, NAK, READ response, atomic ACK) arrived. */
-    void onResponse(int op, int psn, MemorySegment pkt, int payloadOff, int payloadLen) {
-        if (op == Opcode.RC_ACKNOWLEDGE || op == Opcode.RC_ATOMIC_ACKNOWLEDGE || Opcode.has(op, Opcode.AETH)) {
-            aeth.wrap(pkt, Opcode.offset(op, Opcode.AETH));
-            int syndrome = aeth.syndrome();
-            int kind = syndrome & 0x60;
-            if (kind == 0x20) {
-                onRnrNak(psn, syndrome & 0x1F);
-                return;
-            }
-            if (kind == 0x60) {
-                onNak(psn, syndrome & 0x1F);
-                return;
-            }
-        }
-        switch (op) {
-            case Opcode.RC_ACKNOWLEDGE -> onAck(psn);
-            case Opcode.RC_ATOMIC_ACKNOWLEDGE -> onAtomicAck(psn, pkt, op);
-            case Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
-                 Opcode.RC_RDMA_READ_RESPONSE_LAST, Opcode.RC_RDMA_READ_RESPONSE_ONLY ->
-                    onReadResponse(op, psn, pkt, payloadOff, payloadLen);
-            default -> qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
+    /** A WQE was posted and sent: start the ACK timer if it is not running. */
+    void sendPosted() {
+        if (retransmitDeadline == 0) {
+            armTimer();
         }
     }
 
-    private void onAck(int psn) {
-        if (Psn.diff(psn, qp.requester.sentLimit) >= 0 || Psn.diff(psn, ackedPsn) < -1) {
-            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE); // acknowledges something never sent, or very old
-            return;
+    /** The QP left RTS (ERR, RESET): no timer runs. */
+    void stopTimers() {
+        retransmitDeadline = 0;
+        rnrDeadline = 0;
+        qp.timerChanged();
+    }
+
+    /** Whether a timer runs. */
+    boolean hasTimer() {
+        return retransmitDeadline != 0 || rnrDeadline != 0;
+    }
+
+    /** The earliest deadline (retransmission, RNR wait), System.nanoTime ns, 0 when no timer runs. */
+    long nextDeadline() {
+        long a = retransmitDeadline;
+        long b = rnrDeadline;
+        if (a == 0) {
+            return b;
         }
+        if (b == 0) {
+            return a;
+        }
+        return a - b <= 0 ? a : b;
+    }
+
+    // ------------------------------------------------------------------ the state machine
+
+    /** An RC response packet (ACK, NAK, READ response, atomic ACK) arrived. */
+    void onResponse(PacketInfo p) {
+        pkt = p;
+        run(State.GET_ACK);
+        pkt = null;
+    }
+
+    /** The timers, from the I/O thread's timer scan. */
+    void onTimer(long now) {
+        if (rnrDeadline != 0 && now - rnrDeadline >= 0) {
+            run(State.RNR_WAIT_DONE);
+        } else if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
+            run(State.ACK_TIMEOUT);
+        }
+    }
+
+    private void run(State s) {
+        while (s != State.DONE) {
+            State n = step(s);
+            if (debug) {
+                LOG.debug("QP 0x{} comp: {} -> {} psn {}", Integer.toHexString(qp.qpn()), s, n, pkt == null ? -1 : pkt.psn);
+            }
+            s = n;
+        }
+        w = null;
+    }
+
+    private State step(State s) {
+        return switch (s) {
+            case GET_ACK -> State.CHECK_ACK;
+            case CHECK_ACK -> checkAck();
+            case CHECK_PSN -> checkPsn();
+            case WRITE_SEND -> writeSend();
+            case READ -> read();
+            case ATOMIC -> atomic();
+            case NAK -> nak();
+            case COMP_ACK -> completeAck();
+            case UPDATE_COMP -> {
+                progressed(advanced);
+                yield State.DONE;
+            }
+            case ERROR_RETRY -> {
+                retry(retryPsn, retryByTimeout);
+                yield State.DONE;
+            }
+            case RNR_RETRY -> rnrRetry();
+            case ACK_TIMEOUT -> ackTimeout();
+            case RNR_WAIT_DONE -> {
+                rnrDeadline = 0;
+                qp.timerChanged();
+                qp.pauseRequester(false);
+                qp.requester.run();
+                armTimer();
+                yield State.DONE;
+            }
+            case ERROR -> {
+                failHead(status, vendorErr);
+                yield State.DONE;
+            }
+            case DONE -> State.DONE;
+        };
+    }
+
+    /** Dispatch on the opcode table and the AETH syndrome (IBTA Vol 1 §9.3.5, table 42). */
+    private State checkAck() {
+        int op = pkt.opcode;
+        if (Opcode.has(op, Opcode.AETH)) {
+            syndrome = aeth.wrap(pkt.seg, Opcode.offset(op, Opcode.AETH)).syndrome();
+            if (Aeth.isRnrNak(syndrome)) {
+                return State.RNR_RETRY;
+            }
+            if (Aeth.isNak(syndrome)) {
+                return State.NAK;
+            }
+        }
+        if (Opcode.has(op, Opcode.OP_ACKNOWLEDGE)) {
+            return State.CHECK_PSN;
+        }
+        if (Opcode.has(op, Opcode.OP_ATOMIC)) {
+            return State.ATOMIC;
+        }
+        if (Opcode.has(op, Opcode.OP_RDMA_READ)) {
+            return State.READ;
+        }
+        qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
+        return State.DONE;
+    }
+
+    private State checkPsn() {
+        int psn = pkt.psn;
+        if (!qp.requester.wasSent(psn) || Psn.diff(psn, ackedPsn) < -1) {
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE); // acknowledges something never sent, or very old
+            return State.DONE;
+        }
+        return State.WRITE_SEND;
+    }
+
+    private State writeSend() {
+        int psn = pkt.psn;
         int base = ackedPsn;
         long head = qp.sqHead();
+        boolean fresh = Psn.diff(psn, highestAckPsn) > 0;
+        if (fresh) {
+            highestAckPsn = psn;
+        }
         retireInOrder(psn);
-        progressed(ackedPsn != base || qp.sqHead() != head);
+        if (fresh && passesReadOrAtomic(psn)) {
+            // the responder executed a later request, so the READ's or atomic's response was lost:
+            // an implied NAK (IBTA Vol 1 §9.7.5.1.3; rxe check_psn -> ERROR_RETRY); ask again now
+            // rather than when the ACK timer fires (with timeout 0 it never would)
+            retryPsn = ackedPsn;
+            retryByTimeout = false;
+            return State.ERROR_RETRY;
+        }
+        advanced = ackedPsn != base || qp.sqHead() != head;
+        return State.UPDATE_COMP;
     }
+
+    /** True when {@code psn} lies after the last PSN of a sent, unanswered READ or atomic at the head. */
+    private boolean passesReadOrAtomic(int psn) {
+        if (qp.sqHead() == qp.sqTail()) {
+            return false;
+        }
+        RxeSendWqe h = qp.sqEntry(qp.sqHead());
+        return h.opcode.isReadOrAtomic() && (h.wqeState == RxeSendWqe.SENT || h.wqeState == RxeSendWqe.SENDING)
+                && Psn.diff(psn, h.lastPsn) > 0;
+    }
+
+    private State read() {
+        int psn = pkt.psn;
+        w = firstReadOrAtomicAfterRetiring(psn);
+        if (w == null || w.opcode != WrOpcode.RDMA_READ) {
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
+            return State.DONE;
+        }
+        int mtu = qp.mtuBytes();
+        int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
+        if (psn != expected) {
+            qp.counters().increment(Counters.RCVD_DROP_OUT_OF_SEQ_RESPONSE);
+            if (Psn.diff(psn, expected) > 0) {
+                // a response is missing: ask again from it at once rather than wait for the timer
+                // (IBTA Vol 1 §9.7.5.1.2; rxe retries on an out-of-sequence response too)
+                retryPsn = expected;
+                retryByTimeout = false;
+                return State.ERROR_RETRY;
+            }
+            return State.DONE;
+        }
+        int op = pkt.opcode;
+        int len = pkt.payloadLength;
+        boolean last = Opcode.isEnd(op);
+        long remaining = w.length - w.readBytes;
+        if (len > remaining || (!last && len != mtu) || (last && len != remaining)) {
+            status = WcStatus.BAD_RESP_ERR;
+            vendorErr = 0;
+            return State.ERROR;
+        }
+        qp.scatterToWqe(w, w.readBytes, pkt.seg, pkt.payloadOffset, len);
+        resetRetries();
+        w.readBytes += len;
+        advanceBase(Psn.add(psn, 1));
+        if (last) {
+            return State.COMP_ACK;
+        }
+        advanced = true;
+        return State.UPDATE_COMP;
+    }
+
+    private State atomic() {
+        int psn = pkt.psn;
+        w = firstReadOrAtomicAfterRetiring(psn);
+        if (w == null || !w.opcode.isAtomic() || w.firstPsn != psn) {
+            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
+            return State.DONE;
+        }
+        long orig = atomicAck.wrap(pkt.seg, Opcode.offset(pkt.opcode, Opcode.ATOMIC_ACK_ETH)).origRemoteData();
+        qp.writeAtomicResult(w, orig);
+        resetRetries();
+        return State.COMP_ACK;
+    }
+
+    /** The READ or atomic at the head is answered: its CQE, then what it held back. */
+    private State completeAck() {
+        qp.requester.readOrAtomicAnswered();
+        qp.retireSendHead(WcStatus.SUCCESS, w.opcode.isAtomic() ? 8 : (int) w.length, 0);
+        retireInOrder(pkt.psn);
+        advanced = true;
+        return State.UPDATE_COMP;
+    }
+
+    /**
+     * A NAK implicitly acknowledges every request before its PSN (IBTA Vol 1 §9.7.5.1.4); when that
+     * moves the window, the requester made progress and its retry counter starts over. A PSN
+     * sequence error retries from the PSN; the other codes end the head WQE with their status.
+     */
+    private State nak() {
+        int psn = pkt.psn;
+        if (Psn.diff(psn, ackedPsn) > 0) {
+            resetRetries();
+        }
+        retireInOrder(Psn.add(psn, -1));
+        int code = Aeth.syndromeValue(syndrome);
+        vendorErr = syndrome;
+        switch (code) {
+            case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
+                qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
+                retryPsn = psn;
+                retryByTimeout = false;
+                return State.ERROR_RETRY;
+            }
+            case Aeth.NAK_REMOTE_ACCESS_ERROR -> status = WcStatus.REM_ACCESS_ERR;
+            case Aeth.NAK_REMOTE_OPERATIONAL_ERROR -> status = WcStatus.REM_OP_ERR;
+            default -> status = WcStatus.REM_INV_REQ_ERR;
+        }
+        return State.ERROR;
+    }
+
+    /** IBTA Vol 1 §9.7.5.2.8: rewind to the NAKed PSN and pause the requester for the RNR NAK's time. */
+    private State rnrRetry() {
+        int psn = pkt.psn;
+        int timerCode = Aeth.syndromeValue(syndrome);
+        qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
+        retireInOrder(Psn.add(psn, -1));
+        if (qp.sqHead() == qp.requester.nextWqe() && qp.sqHead() == qp.sqTail()) {
+            return State.DONE;
+        }
+        if (rnrRetriesLeft == 0) {
+            qp.counters().incrementAtomic(Counters.RETRY_RNR_EXCEEDED_ERR);
+            status = WcStatus.RNR_RETRY_EXC_ERR;
+            vendorErr = syndrome;
+            return State.ERROR;
+        }
+        if (qp.rnrRetry() != 7) {
+            rnrRetriesLeft--;
+        }
+        rnrDeadline = System.nanoTime() + RnrTimer.nanos(timerCode);
+        retransmitDeadline = 0;
+        qp.timerChanged();
+        qp.requester.rewindTo(psn);
+        qp.pauseRequester(true);
+        return State.DONE;
+    }
+
+    private State ackTimeout() {
+        qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
+        if (qp.sqHead() == qp.requester.nextWqe() && !anyOutstanding()) {
+            retransmitDeadline = 0;
+            qp.timerChanged();
+            return State.DONE;
+        }
+        retryPsn = ackedPsn;
+        retryByTimeout = true;
+        return State.ERROR_RETRY;
+    }
+
+    // ------------------------------------------------------------------ helpers
 
     /** Completes, in order, every WQE whose last PSN is at or before {@code psn} (not READ/atomic ones). */
     private void retireInOrder(int psn) {
-        while (qp.sqHead() != qp.requester.next || headIsLocalError()) {
-            RxeSendWqe w = qp.sqEntry(qp.sqHead());
-            if (w.wqeState == RxeSendWqe.LOCAL_ERROR) {
-                qp.retireSendHead(w.localStatus, 0, 0);
+        while (qp.sqHead() != qp.requester.nextWqe() || headIsLocalError()) {
+            RxeSendWqe h = qp.sqEntry(qp.sqHead());
+            if (h.wqeState == RxeSendWqe.LOCAL_ERROR) {
+                qp.retireSendHead(h.localStatus, 0, 0);
                 qp.enterErrorState();
                 return;
             }
-            if (w.wqeState != RxeSendWqe.SENT && w.wqeState != RxeSendWqe.SENDING) {
-                break;
+            if (h.wqeState != RxeSendWqe.SENT || Psn.diff(h.lastPsn, psn) > 0 || h.opcode.isReadOrAtomic()) {
+                break; // not all sent, not yet acknowledged, or needs its response
             }
-            if (Psn.diff(w.lastPsn, psn) > 0) {
-                break;
-            }
-            if (w.opcode.isReadOrAtomic()) {
-                break; // needs its response
-            }
-            if (w.wqeState != RxeSendWqe.SENT) {
-                break;
-            }
-            qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
+            qp.retireSendHead(WcStatus.SUCCESS, (int) h.length, 0);
         }
         advanceBase(Psn.add(psn, 1));
     }
@@ -163,127 +470,38 @@ final class Completer {
         return qp.sqHead() != qp.sqTail() && qp.sqEntry(qp.sqHead()).wqeState == RxeSendWqe.LOCAL_ERROR;
     }
 
-    private void onReadResponse(int op, int psn, MemorySegment pkt, int payloadOff, int payloadLen) {
-        RxeSendWqe w = firstReadOrAtomicAfterRetiring(psn);
-        if (w == null || w.opcode != WrOpcode.RDMA_READ) {
-            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
-            return;
-        }
-        int mtu = qp.mtuBytes();
-        int expected = Psn.add(w.firstPsn, (int) (w.readBytes / mtu));
-        if (psn != expected) {
-            qp.counters().increment(Counters.RCVD_DROP_OUT_OF_SEQ_RESPONSE);
-            if (Psn.diff(psn, expected) > 0) {
-                // a response is missing: ask again from it at once rather than wait for the timer
-                // (IBTA Vol 1 §9.7.5.1.2; rxe retries on an out-of-sequence response too)
-                retry(expected, false);
-            }
-            return;
-        }
-        boolean last = op == Opcode.RC_RDMA_READ_RESPONSE_LAST || op == Opcode.RC_RDMA_READ_RESPONSE_ONLY;
-        long remaining = w.length - w.readBytes;
-        if (payloadLen > remaining || (!last && payloadLen != mtu) || (last && payloadLen != remaining)) {
-            failHead(WcStatus.BAD_RESP_ERR, 0);
-            return;
-        }
-        qp.scatterToWqe(w, w.readBytes, pkt, payloadOff, payloadLen);
-        resetRetries();
-        w.readBytes += payloadLen;
-        advanceBase(Psn.add(psn, 1));
-        if (last) {
-            qp.requester.rdAtomicInFlight--;
-            qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
-            retireInOrder(psn);
-        }
-        progressed(true);
-    }
-
-    private void onAtomicAck(int psn, MemorySegment pkt, int op) {
-        RxeSendWqe w = firstReadOrAtomicAfterRetiring(psn);
-        if (w == null || !w.opcode.isAtomic() || w.firstPsn != psn) {
-            qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
-            return;
-        }
-        long orig = atomicAck.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ACK_ETH)).origRemoteData();
-        qp.writeAtomicResult(w, orig);
-        resetRetries();
-        qp.requester.rdAtomicInFlight--;
-        qp.retireSendHead(WcStatus.SUCCESS, 8, 0);
-        retireInOrder(psn);
-        progressed(true);
-    }
-
     /**
      * A response for {@code psn} implicitly acknowledges the requests before it: retire those, then
      * return the head WQE if it is the READ / atomic the response belongs to.
      */
     private RxeSendWqe firstReadOrAtomicAfterRetiring(int psn) {
-        while (qp.sqHead() != qp.requester.next) {
-            RxeSendWqe w = qp.sqEntry(qp.sqHead());
-            if (w.opcode.isReadOrAtomic()) {
-                return Psn.diff(psn, w.firstPsn) >= 0 && Psn.diff(psn, w.lastPsn) <= 0 ? w : null;
+        while (qp.sqHead() != qp.requester.nextWqe()) {
+            RxeSendWqe h = qp.sqEntry(qp.sqHead());
+            if (h.opcode.isReadOrAtomic()) {
+                return Psn.diff(psn, h.firstPsn) >= 0 && Psn.diff(psn, h.lastPsn) <= 0 ? h : null;
             }
-            if (w.wqeState != RxeSendWqe.SENT || Psn.diff(w.lastPsn, psn) >= 0) {
+            if (h.wqeState != RxeSendWqe.SENT || Psn.diff(h.lastPsn, psn) >= 0) {
                 return null;
             }
-            qp.retireSendHead(WcStatus.SUCCESS, (int) w.length, 0);
+            qp.retireSendHead(WcStatus.SUCCESS, (int) h.length, 0);
         }
         return null;
     }
 
-    private void onNak(int psn, int code) {
-        // every request before the NAKed PSN is implicitly acknowledged (IBTA Vol 1 §9.7.5.1.4); when
-        // that moves the window, the requester made progress and its retry counter starts over
-        if (Psn.diff(psn, ackedPsn) > 0) {
-            resetRetries();
-        }
-        retireInOrder(Psn.add(psn, -1));
-        switch (code) {
-            case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
-                qp.counters().incrementAtomic(Counters.RCVD_SEQ_ERR);
-                retry(psn, false);
-            }
-            case Aeth.NAK_INVALID_REQUEST -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
-            case Aeth.NAK_REMOTE_ACCESS_ERROR -> failHead(WcStatus.REM_ACCESS_ERR, 0x60 | code);
-            case Aeth.NAK_REMOTE_OPERATIONAL_ERROR -> failHead(WcStatus.REM_OP_ERR, 0x60 | code);
-            default -> failHead(WcStatus.REM_INV_REQ_ERR, 0x60 | code);
-        }
-    }
-
-    private void onRnrNak(int psn, int timerCode) {
-        qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
-        retireInOrder(Psn.add(psn, -1));
-        if (qp.sqHead() == qp.requester.next && qp.sqHead() == qp.sqTail()) {
-            return;
-        }
-        if (rnrRetriesLeft == 0) {
-            qp.counters().incrementAtomic(Counters.RETRY_RNR_EXCEEDED_ERR);
-            failHead(WcStatus.RNR_RETRY_EXC_ERR, 0x20 | timerCode);
-            return;
-        }
-        if (qp.rnrRetry() != 7) {
-            rnrRetriesLeft--;
-        }
-        rnrDeadline = System.nanoTime() + RnrTimer.nanos(timerCode);
-        retransmitDeadline = 0;
-        qp.timerChanged();
-        rewindTo(psn);
-        qp.pauseRequester(true);
-    }
-
-    private void failHead(WcStatus status, int vendorErr) {
+    private void failHead(WcStatus st, int vendor) {
         if (qp.sqHead() != qp.sqTail()) {
-            qp.retireSendHead(status, 0, vendorErr);
+            qp.retireSendHead(st, 0, vendor);
         }
         qp.enterErrorState();
     }
 
     /**
      * Go-back-N from {@code psn}; counts against retry_cnt. A NAK or a response gap starts a retry
-     * only when none is under way ({@link #startedRetry}); a timeout always does.
+     * only when none is under way ({@link #startedRetry}); a timeout always does. During an RNR wait
+     * nothing starts: the wait rewound already and its end resends.
      */
     private void retry(int psn, boolean timeout) {
-        if (startedRetry && !timeout) {
+        if ((startedRetry && !timeout) || rnrDeadline != 0) {
             return;
         }
         if (retriesLeft == 0) {
@@ -291,12 +509,12 @@ final class Completer {
             failHead(WcStatus.RETRY_EXC_ERR, 0);
             return;
         }
-        if (qp.retryCnt() != 7) {
+        if (qp.retryCnt() != 7 || !qp.retryCnt7Unlimited()) {
             retriesLeft--;
         }
         startedRetry = true;
         qp.counters().incrementAtomic(Counters.RETRANSMITS);
-        rewindTo(psn);
+        qp.requester.rewindTo(psn);
         qp.requester.run();
         armTimer();
     }
@@ -305,29 +523,6 @@ final class Completer {
     private void resetRetries() {
         retriesLeft = qp.retryCnt();
         startedRetry = false;
-    }
-
-    private void rewindTo(int psn) {
-        long head = qp.sqHead();
-        long i = head;
-        while (i != qp.requester.next) {
-            RxeSendWqe w = qp.sqEntry(i);
-            if (Psn.diff(psn, w.lastPsn) <= 0) {
-                break;
-            }
-            i++;
-        }
-        int from = psn;
-        if (i != qp.sqTail()) {
-            RxeSendWqe w = qp.sqEntry(i);
-            if (w.wqeState != RxeSendWqe.POSTED && Psn.diff(psn, w.firstPsn) < 0) {
-                from = w.firstPsn;
-            }
-            if (w.opcode == WrOpcode.RDMA_READ && w.wqeState != RxeSendWqe.POSTED) {
-                from = Psn.add(w.firstPsn, (int) (w.readBytes / qp.mtuBytes()));
-            }
-        }
-        qp.requester.rewind(i, from, qp.mtuBytes());
     }
 
     /** A response was handled: with {@code advanced} retries start over; the timer restarts and the requester goes on. */
@@ -339,9 +534,12 @@ final class Completer {
         qp.requester.run();
     }
 
-    /** (Re)starts the retransmission timer while anything is unacknowledged. */
-    void armTimer() {
-        if (qp.sqHead() == qp.requester.next && (qp.sqHead() == qp.sqTail() || !anySent())) {
+    /** (Re)starts the retransmission timer while anything is unacknowledged; off during an RNR wait. */
+    private void armTimer() {
+        if (rnrDeadline != 0) {
+            return; // during an RNR wait the ACK timer is off: only the wait's end resends
+        }
+        if (qp.sqHead() == qp.requester.nextWqe() && (qp.sqHead() == qp.sqTail() || !anySent())) {
             retransmitDeadline = 0;
             qp.timerChanged();
             return;
@@ -352,29 +550,8 @@ final class Completer {
     }
 
     private boolean anySent() {
-        RxeSendWqe w = qp.sqEntry(qp.sqHead());
-        return w.wqeState == RxeSendWqe.SENDING || w.wqeState == RxeSendWqe.SENT;
-    }
-
-    /** Called by the I/O thread's timer scan. */
-    void onTimer(long now) {
-        if (rnrDeadline != 0 && now - rnrDeadline >= 0) {
-            rnrDeadline = 0;
-            qp.timerChanged();
-            qp.pauseRequester(false);
-            qp.requester.run();
-            armTimer();
-            return;
-        }
-        if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
-            qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
-            if (qp.sqHead() == qp.requester.next && !anyOutstanding()) {
-                retransmitDeadline = 0;
-                qp.timerChanged();
-                return;
-            }
-            retry(ackedPsn, true);
-        }
+        RxeSendWqe h = qp.sqEntry(qp.sqHead());
+        return h.wqeState == RxeSendWqe.SENDING || h.wqeState == RxeSendWqe.SENT;
     }
 
     private boolean anyOutstanding() {

@@ -1,5 +1,6 @@
 package org.jrdma.rocev2.transport;
 
+import java.lang.foreign.ValueLayout;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
@@ -11,20 +12,59 @@ import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.SendFlags;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The requester of an RC or UC QP (IBTA Vol 1 §9.7.2; rxe: {@code rxe_req.c}): turns send WQEs into
- * request packets — segmentation at the path MTU, PSN assignment, the AckReq policy, a bounded
- * window of unacknowledged PSNs, the max_rd_atomic limit and fences — and rewinds for go-back-N
- * retransmission when the completer asks.
+ * The requester of an RC, UC or UD QP (IBTA Vol 1 §9.7.2; rxe: {@code rxe_req.c}) as a state
+ * machine: {@link #run} steps through {@link State}s — take the next WQE, start it (fence,
+ * max_rd_atomic, local checks, PSNs), check the window of unacknowledged PSNs, send one packet —
+ * until the send queue is empty or something makes it wait (a {@code WAIT_*} state, which the
+ * completer's progress ends). Segmentation at the path MTU, the AckReq policy; the opcode of each
+ * packet and the headers it carries come from the opcode table ({@link Opcode#of}, {@link Opcode#has}).
+ * The completer rewinds it for go-back-N retransmission ({@link #rewindTo}).
  *
- * <p>Runs under the QP lock, in the posting thread or the device's I/O thread.
+ * <p>With DEBUG logging on for this class when the QP is created, every transition is logged, e.g.
+ * {@code QP 0x11 req: CHECK_WINDOW -> SEND_PACKET psn 123}.
+ *
+ * <p>Runs under the QP lock: in a posting thread (a post sends what the window allows at once), and
+ * in the thread that runs the completer (the I/O thread, a polling thread) when progress reopens the
+ * window or a retry rewinds.
  */
 final class Requester {
+    private static final Logger LOG = LoggerFactory.getLogger(Requester.class);
     /** Unacknowledged PSNs allowed in flight (rxe: RXE_MAX_UNACKED_PSNS). */
     static final int MAX_UNACKED_PSNS = 128;
     /** A packet without AckReq is followed by one with it at least this often (rxe: RXE_MAX_PKT_PER_ACK). */
     static final int MAX_PKT_PER_ACK = 64;
+
+    /** The requester's states. The {@code WAIT_*} states and {@link #IDLE} end a {@link #run}. */
+    enum State {
+        /** Look at the WQE at {@link #next}. */
+        NEXT_WQE,
+        /** A posted WQE: fence and max_rd_atomic, local checks, its PSNs (rxe: {@code req_next_wqe}, {@code rxe_do_local_ops}). */
+        START_WQE,
+        /** RC: the window of unacknowledged PSNs has room (rxe: {@code req.wait_psn}). */
+        CHECK_WINDOW,
+        /** Send the WQE's next SEND / WRITE packet. */
+        SEND_PACKET,
+        /** Send a READ request or an atomic. */
+        SEND_READ_OR_ATOMIC,
+        /** Send a UD datagram. */
+        SEND_DATAGRAM,
+        /** All of the WQE's packets are out; UC and UD complete it at once. */
+        WQE_SENT,
+        /** Nothing to send: the send queue is empty (or the QP cannot send: not RTS, or an RNR wait). */
+        IDLE,
+        /** A fenced WQE waits for the READs and atomics before it (rxe: {@code wait_fence}). */
+        WAIT_FENCE,
+        /** max_rd_atomic READs / atomics are outstanding (rxe: {@code need_rd_atomic}). */
+        WAIT_RD_ATOMIC,
+        /** The window of unacknowledged PSNs is full (rxe: {@code wait_psn}). */
+        WAIT_PSN,
+        /** A WQE failed its local checks; the completer reports it in order. */
+        WAIT_LOCAL_ERROR
+    }
 
     private final RxeQp qp;
     private final PacketBuffer tx;
@@ -33,22 +73,26 @@ final class Requester {
     private final ImmDt immDt = new ImmDt();
     private final AtomicEth atomicEth = new AtomicEth();
     private final Deth deth = new Deth();
+    private final boolean debug = LOG.isDebugEnabled();
 
     /** The next PSN to send. */
-    int psn;
+    private int psn;
     /** One past the highest PSN ever sent (ACKs up to it are believable after a rewind). */
-    int sentLimit;
+    private int sentLimit;
     /** Index (into the send queue) of the next WQE to send or continue. */
-    long next;
+    private long next;
     /** READ and atomic requests sent and not yet answered. */
-    int rdAtomicInFlight;
+    private int rdAtomicInFlight;
     private int noAckPackets;
+    /** The WQE being handled by the current {@link #run}. */
+    private RxeSendWqe w;
 
     Requester(RxeQp qp) {
         this.qp = qp;
         this.tx = PacketBuffer.allocate(RxeQp.MAX_PACKET);
     }
 
+    /** RTS: send from {@code sqPsn}, starting with the WQE at {@code sqHead}. */
     void reset(int sqPsn, long sqHead) {
         psn = sqPsn;
         sentLimit = sqPsn;
@@ -57,54 +101,97 @@ final class Requester {
         noAckPackets = 0;
     }
 
-    /** Sends what the window, the rd_atomic limit and fences allow. */
-    void run() {
-        final int mtu = qp.mtuBytes();
-        while (next != qp.sqTail() && qp.canSend()) {
-            RxeSendWqe w = qp.sqEntry(next);
-            if (w.wqeState == RxeSendWqe.LOCAL_ERROR) {
-                return; // the completer reports it in order
-            }
-            if (w.wqeState == RxeSendWqe.POSTED) {
-                if (!start(w, mtu)) {
-                    return;
-                }
-            }
-            if (qp.type() == QpType.RC && Psn.diff(psn, qp.completer.oldestUnackedPsn()) >= MAX_UNACKED_PSNS) {
-                return; // window full; an ACK reopens it
-            }
-            if (qp.type() == QpType.UD) {
-                sendDatagram(w);
-                w.wqeState = RxeSendWqe.SENT;
-                next++;
-                qp.completer.completeUnreliable();
-                continue;
-            }
-            if (w.opcode.isReadOrAtomic()) {
-                sendReadOrAtomic(w);
-                w.wqeState = RxeSendWqe.SENT;
-                next++;
-                continue;
-            }
-            sendNextPacket(w, mtu);
-            if (w.sentBytes >= w.length) {
-                w.wqeState = RxeSendWqe.SENT;
-                next++;
-                if (qp.type() == QpType.UC) {
-                    qp.completer.completeUnreliable();
-                }
-            }
-        }
+    // ------------------------------------------------------------------ what the completer asks
+
+    /** Index of the next WQE to send or continue: the WQEs before it are all sent. */
+    long nextWqe() {
+        return next;
     }
 
-    /** Prepares a WQE's first packet; false when it must wait (fence, rd_atomic limit) or failed. */
-    private boolean start(RxeSendWqe w, int mtu) {
+    /** True when {@code psn} was sent at some time (it lies before the highest PSN sent). */
+    boolean wasSent(int psn) {
+        return Psn.diff(psn, sentLimit) < 0;
+    }
+
+    /** A READ or atomic was answered (or its WQE retired): one more may go out. */
+    void readOrAtomicAnswered() {
+        rdAtomicInFlight--;
+    }
+
+    /** The QP flushed its send queue: nothing is left to send, nothing is outstanding. */
+    void flushed(long sqTail) {
+        next = sqTail;
+        rdAtomicInFlight = 0;
+    }
+
+    // ------------------------------------------------------------------ the state machine
+
+    /** Sends what the window, the rd_atomic limit and fences allow. */
+    void run() {
+        State s = State.NEXT_WQE;
+        while (!isResting(s)) {
+            State n = step(s);
+            if (debug) {
+                LOG.debug("QP 0x{} req: {} -> {} psn {}", Integer.toHexString(qp.qpn()), s, n, psn);
+            }
+            s = n;
+        }
+        w = null;
+    }
+
+    private static boolean isResting(State s) {
+        return switch (s) {
+            case IDLE, WAIT_FENCE, WAIT_RD_ATOMIC, WAIT_PSN, WAIT_LOCAL_ERROR -> true;
+            default -> false;
+        };
+    }
+
+    private State step(State s) {
+        return switch (s) {
+            case NEXT_WQE -> nextWqeState();
+            case START_WQE -> start();
+            case CHECK_WINDOW -> checkWindow();
+            case SEND_PACKET -> sendPacket();
+            case SEND_READ_OR_ATOMIC -> {
+                sendReadOrAtomic();
+                yield State.WQE_SENT;
+            }
+            case SEND_DATAGRAM -> {
+                sendDatagram();
+                yield State.WQE_SENT;
+            }
+            case WQE_SENT -> {
+                w.wqeState = RxeSendWqe.SENT;
+                next++;
+                if (qp.type() != QpType.RC) {
+                    qp.completer.completeUnreliable();
+                }
+                yield State.NEXT_WQE;
+            }
+            case IDLE, WAIT_FENCE, WAIT_RD_ATOMIC, WAIT_PSN, WAIT_LOCAL_ERROR -> s;
+        };
+    }
+
+    private State nextWqeState() {
+        if (next == qp.sqTail() || !qp.canSend()) {
+            return State.IDLE;
+        }
+        w = qp.sqEntry(next);
+        return switch (w.wqeState) {
+            case RxeSendWqe.LOCAL_ERROR -> State.WAIT_LOCAL_ERROR;
+            case RxeSendWqe.POSTED -> State.START_WQE;
+            default -> State.CHECK_WINDOW;
+        };
+    }
+
+    /** Prepares a WQE's first packet, unless a fence or the rd_atomic limit makes it wait, or it fails locally. */
+    private State start() {
         boolean readOrAtomic = w.opcode.isReadOrAtomic();
         if (readOrAtomic && rdAtomicInFlight >= Math.max(1, qp.maxRdAtomic())) {
-            return false;
+            return State.WAIT_RD_ATOMIC;
         }
         if ((w.sendFlags & SendFlags.FENCE) != 0 && rdAtomicInFlight > 0) {
-            return false;
+            return State.WAIT_FENCE;
         }
         WcStatus st = qp.resolveWqe(w, readOrAtomic);
         if (st == WcStatus.SUCCESS && w.length > RxeQp.MAX_MSG_SIZE) {
@@ -118,32 +205,58 @@ final class Requester {
             w.wqeState = RxeSendWqe.LOCAL_ERROR;
             w.localStatus = st;
             qp.completer.localErrorReady();
-            return false;
+            return State.WAIT_LOCAL_ERROR;
         }
         w.firstPsn = psn;
-        w.lastPsn = Psn.add(psn, w.packets(mtu) - 1);
+        w.lastPsn = Psn.add(psn, w.packets(qp.mtuBytes()) - 1);
         w.sentBytes = 0;
         w.readBytes = 0;
         w.wqeState = RxeSendWqe.SENDING;
         if (readOrAtomic) {
             rdAtomicInFlight++;
         }
-        return true;
+        return State.CHECK_WINDOW;
+    }
+
+    private State checkWindow() {
+        if (qp.type() == QpType.RC && Psn.diff(psn, qp.completer.windowBase()) >= MAX_UNACKED_PSNS) {
+            return State.WAIT_PSN; // an ACK reopens it
+        }
+        if (qp.type() == QpType.UD) {
+            return State.SEND_DATAGRAM;
+        }
+        return w.opcode.isReadOrAtomic() ? State.SEND_READ_OR_ATOMIC : State.SEND_PACKET;
     }
 
     /**
-     * Rewinds to resend from {@code fromPsn}, which lies in WQE {@code index} (go-back-N, IBTA Vol 1
-     * §9.7.5.1.4): that WQE continues from the packet of that PSN (a READ is re-requested for its
-     * remaining bytes), and every later WQE starts over and gets its PSNs anew, in the same order.
+     * Rewinds to resend from {@code fromPsn} (go-back-N, IBTA Vol 1 §9.7.5.1.4): the WQE that holds
+     * it continues from the packet of that PSN (a READ is re-requested for its remaining bytes:
+     * {@code readBytes} already placed), and every later WQE starts over and gets its PSNs anew, in
+     * the same order.
      */
-    void rewind(long index, int fromPsn, int mtu) {
-        next = index;
-        psn = fromPsn;
-        if (index == qp.sqTail()) {
+    void rewindTo(int fromPsn) {
+        int mtu = qp.mtuBytes();
+        long i = qp.sqHead();
+        while (i != next && Psn.diff(fromPsn, qp.sqEntry(i).lastPsn) > 0) {
+            i++;
+        }
+        int from = fromPsn;
+        if (i != qp.sqTail()) {
+            RxeSendWqe h = qp.sqEntry(i);
+            if (h.wqeState != RxeSendWqe.POSTED && Psn.diff(fromPsn, h.firstPsn) < 0) {
+                from = h.firstPsn;
+            }
+            if (h.opcode == WrOpcode.RDMA_READ && h.wqeState != RxeSendWqe.POSTED) {
+                from = Psn.add(h.firstPsn, (int) (h.readBytes / mtu));
+            }
+        }
+        next = i;
+        psn = from;
+        if (i == qp.sqTail()) {
             return;
         }
-        for (long i = index + 1; i != qp.sqTail(); i++) {
-            RxeSendWqe l = qp.sqEntry(i);
+        for (long k = i + 1; k != qp.sqTail(); k++) {
+            RxeSendWqe l = qp.sqEntry(k);
             if (l.wqeState == RxeSendWqe.SENT || l.wqeState == RxeSendWqe.SENDING) {
                 l.wqeState = RxeSendWqe.POSTED;
                 if (l.opcode.isReadOrAtomic()) {
@@ -151,42 +264,85 @@ final class Requester {
                 }
             }
         }
-        RxeSendWqe w = qp.sqEntry(index);
-        if (w.wqeState == RxeSendWqe.POSTED || w.wqeState == RxeSendWqe.LOCAL_ERROR) {
+        RxeSendWqe h = qp.sqEntry(i);
+        if (h.wqeState == RxeSendWqe.POSTED || h.wqeState == RxeSendWqe.LOCAL_ERROR) {
             return; // nothing of it was sent yet
         }
-        w.wqeState = RxeSendWqe.SENDING;
-        if (!w.opcode.isReadOrAtomic()) {
-            w.sentBytes = Math.min(w.length, (long) Psn.diff(fromPsn, w.firstPsn) * mtu);
+        h.wqeState = RxeSendWqe.SENDING;
+        if (!h.opcode.isReadOrAtomic()) {
+            h.sentBytes = Math.min(h.length, (long) Psn.diff(from, h.firstPsn) * mtu);
         }
     }
 
-    private void sendNextPacket(RxeSendWqe w, int mtu) {
+    // ------------------------------------------------------------------ packets
+
+    /** The operation property of a send WQE's packets in the opcode table. */
+    private static int operation(WrOpcode op) {
+        return switch (op) {
+            case SEND, SEND_WITH_IMM -> Opcode.OP_SEND;
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> Opcode.OP_RDMA_WRITE;
+            case RDMA_READ -> Opcode.OP_RDMA_READ;
+            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> Opcode.OP_ATOMIC;
+        };
+    }
+
+    private static boolean hasImmediate(WrOpcode op) {
+        return op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM;
+    }
+
+    private int transport() {
+        return switch (qp.type()) {
+            case RC -> Opcode.TRANSPORT_RC;
+            case UC -> Opcode.TRANSPORT_UC;
+            case UD -> Opcode.TRANSPORT_UD;
+        };
+    }
+
+    /** The opcode of a packet of a SEND / WRITE message (IBTA Vol 1 §9.2, table 38), from the opcode table. */
+    private int opcodeFor(boolean first, boolean last) {
+        int props = Opcode.REQUEST | operation(w.opcode) | Opcode.position(first, last);
+        if (last && hasImmediate(w.opcode)) {
+            props |= Opcode.IMM_DT;
+        }
+        return Opcode.of(transport(), props);
+    }
+
+    /** Sends the next packet of a SEND / WRITE; the WQE is sent when its last byte is out. */
+    private State sendPacket() {
+        int mtu = qp.mtuBytes();
         long remaining = w.length - w.sentBytes;
         int payload = (int) Math.min(mtu, remaining);
         boolean first = w.sentBytes == 0;
         boolean last = remaining <= mtu;
-        int op = opcodeFor(w.opcode, first, last, qp.type());
+        int op = opcodeFor(first, last);
         int hdr = Opcode.headerLength(op);
         int pad = (-payload) & 3;
         boolean ackReq = qp.type() == QpType.RC && (last || ++noAckPackets >= MAX_PKT_PER_ACK);
         if (ackReq) {
             noAckPackets = 0;
         }
-        writeBth(op, last && (w.sendFlags & SendFlags.SOLICITED) != 0 && isSendOrImm(w.opcode), pad, ackReq, psn);
-        if (first && (w.opcode == WrOpcode.RDMA_WRITE || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
+        // the solicited event goes with the last packet of a SEND or of a WRITE with immediate
+        boolean se = last && (w.sendFlags & SendFlags.SOLICITED) != 0
+                && (Opcode.has(op, Opcode.OP_SEND) || Opcode.has(op, Opcode.IMM_DT));
+        writeBth(op, se, pad, ackReq, psn, qp.destQpn());
+        if (Opcode.has(op, Opcode.RETH)) {
             reth.wrap(tx.seg, Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
         }
-        if (last && (w.opcode == WrOpcode.SEND_WITH_IMM || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
+        if (Opcode.has(op, Opcode.IMM_DT)) {
             immDt.wrap(tx.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
         }
         qp.gatherPayload(w, w.sentBytes, tx.seg, hdr, payload);
-        for (int i = 0; i < pad; i++) {
-            tx.seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
-        }
+        zeroPad(hdr + payload, pad);
         qp.transmit(tx, hdr + payload + pad);
         w.sentBytes += payload;
         advance(1);
+        return w.sentBytes >= w.length ? State.WQE_SENT : State.CHECK_WINDOW;
+    }
+
+    private void zeroPad(int at, int pad) {
+        for (int i = 0; i < pad; i++) {
+            tx.seg.set(ValueLayout.JAVA_BYTE, at + i, (byte) 0);
+        }
     }
 
     private void advance(int n) {
@@ -197,40 +353,40 @@ final class Requester {
     }
 
     /** A UD SEND Only (with immediate): BTH, DETH (Q_Key, source QPN), ImmDt, payload (IBTA Vol 1 §9.8.3). */
-    private void sendDatagram(RxeSendWqe w) {
-        boolean imm = w.opcode == WrOpcode.SEND_WITH_IMM;
-        int op = imm ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE : Opcode.UD_SEND_ONLY;
+    private void sendDatagram() {
+        int op = Opcode.of(Opcode.TRANSPORT_UD, Opcode.REQUEST | Opcode.OP_SEND | Opcode.ONLY
+                | (hasImmediate(w.opcode) ? Opcode.IMM_DT : 0));
         int payload = (int) w.length;
         int hdr = Opcode.headerLength(op);
         int pad = (-payload) & 3;
-        bth.wrap(tx.seg, 0).opcode(op).se((w.sendFlags & SendFlags.SOLICITED) != 0).migReq(false).padCount(pad).tver(0)
-                .pkey(RxeQp.DEFAULT_PKEY).fecn(false).becn(false).destQpn(w.remoteQpn).ackReq(false).psn(psn);
+        writeBth(op, (w.sendFlags & SendFlags.SOLICITED) != 0, pad, false, psn, w.remoteQpn);
         // a Q_Key with the high bit set means "use the QP's own Q_Key" (IBTA Vol 1 §10.2.5)
         int qkey = w.remoteQkey < 0 ? qp.qkey() : w.remoteQkey;
         deth.wrap(tx.seg, Opcode.offset(op, Opcode.DETH)).qkey(qkey).srcQpn(qp.qpn());
-        if (imm) {
+        if (Opcode.has(op, Opcode.IMM_DT)) {
             immDt.wrap(tx.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
         }
         qp.gatherPayload(w, 0, tx.seg, hdr, payload);
-        for (int i = 0; i < pad; i++) {
-            tx.seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
-        }
+        zeroPad(hdr + payload, pad);
         qp.transmitDatagram(tx, hdr + payload + pad, w);
         w.sentBytes = w.length;
         advance(1);
     }
 
-    private void sendReadOrAtomic(RxeSendWqe w) {
-        int op;
-        if (w.opcode == WrOpcode.RDMA_READ) {
-            op = Opcode.RC_RDMA_READ_REQUEST;
-            writeBth(op, false, 0, true, psn);
+    /** A READ request (RETH for the bytes not yet placed) or an atomic (AtomicETH); AckReq set. */
+    private void sendReadOrAtomic() {
+        int op = switch (w.opcode) {
+            case RDMA_READ -> Opcode.RC_RDMA_READ_REQUEST;
+            case ATOMIC_CMP_AND_SWP -> Opcode.RC_COMPARE_SWAP;
+            default -> Opcode.RC_FETCH_ADD;
+        };
+        writeBth(op, false, 0, true, psn, qp.destQpn());
+        if (Opcode.has(op, Opcode.RETH)) {
             long startByte = w.readBytes;
             reth.wrap(tx.seg, Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr + startByte).rkey(w.rkey)
                     .dmaLength((int) (w.length - startByte));
-        } else {
-            op = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
-            writeBth(op, false, 0, true, psn);
+        }
+        if (Opcode.has(op, Opcode.ATOMIC_ETH)) {
             // CmpSwap carries swap and compare; FetchAdd carries the addend in the swap/add field
             boolean cas = op == Opcode.RC_COMPARE_SWAP;
             atomicEth.wrap(tx.seg, Opcode.offset(op, Opcode.ATOMIC_ETH)).va(w.remoteAddr).rkey(w.rkey)
@@ -242,27 +398,8 @@ final class Requester {
         advance(span);
     }
 
-    private void writeBth(int op, boolean se, int pad, boolean ackReq, int p) {
+    private void writeBth(int op, boolean se, int pad, boolean ackReq, int p, int destQpn) {
         bth.wrap(tx.seg, 0).opcode(op).se(se).migReq(false).padCount(pad).tver(0).pkey(RxeQp.DEFAULT_PKEY)
-                .fecn(false).becn(false).destQpn(qp.destQpn()).ackReq(ackReq).psn(p);
-    }
-
-    private static boolean isSendOrImm(WrOpcode op) {
-        return op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM;
-    }
-
-    /** The request opcode for a packet of a message (IBTA Vol 1 §9.2, table 38). */
-    static int opcodeFor(WrOpcode op, boolean first, boolean last, QpType type) {
-        int base = type == QpType.UC ? 0x20 : 0x00;
-        int o = switch (op) {
-            case SEND -> first ? (last ? 0x04 : 0x00) : (last ? 0x02 : 0x01);
-            case SEND_WITH_IMM -> first ? (last ? 0x05 : 0x00) : (last ? 0x03 : 0x01);
-            case RDMA_WRITE -> first ? (last ? 0x0A : 0x06) : (last ? 0x08 : 0x07);
-            case RDMA_WRITE_WITH_IMM -> first ? (last ? 0x0B : 0x06) : (last ? 0x09 : 0x07);
-            case RDMA_READ -> 0x0C;
-            case ATOMIC_CMP_AND_SWP -> 0x13;
-            case ATOMIC_FETCH_AND_ADD -> 0x14;
-        };
-        return base | o;
+                .fecn(false).becn(false).destQpn(destQpn).ackReq(ackReq).psn(p);
     }
 }

@@ -1,16 +1,16 @@
 package org.jrdma.rocev2.transport;
 
-import org.jrdma.rocev2.stats.Counters;
-
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.rocev2.wire.Aeth;
 import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
-import org.jrdma.rocev2.net.SockAddr;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
@@ -21,24 +21,88 @@ import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The responder of an RC or UC QP (IBTA Vol 1 §9.7.3–§9.7.5.2, §9.9.3; rxe: {@code rxe_resp.c}):
- * PSN checks (duplicates re-acknowledged, duplicate READs re-executed, duplicate atomics answered
- * from a replay cache, one PSN sequence NAK per gap), RNR NAK when no receive WQE is posted, rkey /
- * PD / bounds / access checks (NAK remote access error), invalid-request NAKs, SEND scatter,
- * RDMA WRITE placement, READ responses segmented at the path MTU, atomics (8-byte aligned, in host
- * byte order as rxe), the MSN and coalesced ACKs.
+ * The responder of an RC or UC QP (IBTA Vol 1 §9.7.3–§9.7.5.2, §9.9.3; rxe: {@code rxe_resp.c}) as
+ * rxe's state machine: each request packet runs through {@link State}s, one {@link #step} per state,
+ * from {@link State#CHK_PSN} via the checks (operation sequence, operation enabled, receive WQE,
+ * length, rkey) to {@link State#EXECUTE}, {@link State#COMPLETE}, {@link State#ACKNOWLEDGE} and
+ * {@link State#CLEANUP}; a failed check leads to one {@code ERR_*} state, which NAKs as its error
+ * class demands (RC) or drops the message (UC). Duplicates are re-acknowledged, duplicate READs
+ * re-executed, duplicate atomics answered from a replay cache; one PSN sequence NAK per gap; ACKs
+ * are coalesced. Which headers are read follows the opcode table ({@link Opcode#has}).
  *
- * <p>Runs under the QP lock in the device's I/O thread.
+ * <p>With DEBUG logging on for this class when the QP is created, every transition is logged, e.g.
+ * {@code QP 0x11 resp: CHK_PSN -> CHK_OP_SEQ psn 123}; otherwise the check costs a field read.
+ *
+ * <p>Runs under the QP lock, in the thread that received the packet (the device's I/O thread, or an
+ * application thread polling a CQ) and, for {@link #flushAck}, in a thread sending deferred ACKs.
  */
 final class Responder {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Responder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
     private static final VarHandle LONG_HANDLE = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle BYTE_HANDLE = ValueLayout.JAVA_BYTE.varHandle();
-    /** AETH syndrome of an ACK with no end-to-end credits advertised ("unlimited", 0b11111), as rxe sends. */
-    static final int ACK_UNLIMITED = 0x1F;
     private static final int REPLAY_SLOTS = 16;
+    /** Bytes of the GRH area at the start of a UD receive buffer. */
+    static final int GRH_LENGTH = 40;
+
+    /** The responder's states (rxe: {@code enum resp_states}); the names are rxe's. */
+    enum State {
+        /** A request arrived. */
+        GET_REQ,
+        /** Compare the PSN with the ePSN: in sequence, duplicate, or ahead (a gap). */
+        CHK_PSN,
+        /** The opcode continues the message in progress, or starts one. */
+        CHK_OP_SEQ,
+        /** The QP's access flags enable the operation. */
+        CHK_OP_VALID,
+        /** A receive WQE is there for a SEND or a WRITE with immediate. */
+        CHK_RESOURCE,
+        /** Payload length against the path MTU and the packet's position. */
+        CHK_LENGTH,
+        /** The rkey names memory that allows the access, and the lengths fit the RETH. */
+        CHK_RKEY,
+        /** Place SEND / WRITE data. */
+        EXECUTE,
+        /** Send the READ responses. */
+        READ_REPLY,
+        /** Execute an atomic and send its ATOMIC Acknowledge. */
+        ATOMIC_REPLY,
+        /** Write the receive CQE. */
+        COMPLETE,
+        /** Schedule the (coalesced) ACK. */
+        ACKNOWLEDGE,
+        /** Done with the packet. */
+        CLEANUP,
+        /** A request before the ePSN. */
+        DUPLICATE_REQUEST,
+        /** Class B: NAK PSN sequence error, once per gap. */
+        ERR_PSN_OUT_OF_SEQ,
+        /** Class C: a Middle / Last without a First. */
+        ERR_MISSING_OPCODE_FIRST,
+        /** Class C (RC): the message in progress is not continued. */
+        ERR_MISSING_OPCODE_LAST_C,
+        /** Class D1 (UC): the message in progress is not continued; it is dropped. */
+        ERR_MISSING_OPCODE_LAST_D1E,
+        /** Class C: the QP does not enable the operation. */
+        ERR_UNSUPPORTED_OPCODE,
+        /** Class C: an atomic's address is not 8-byte aligned. */
+        ERR_MISALIGNED_ATOMIC,
+        /** Class B: no receive WQE: RNR NAK (RC), drop (UC). */
+        ERR_RNR,
+        /** Class C: rkey, PD, bounds or access violation, or freed memory: NAK remote access error. */
+        ERR_RKEY_VIOLATION,
+        /** Class C: a length does not fit: NAK invalid request. */
+        ERR_LENGTH,
+        /** Class A: the receive WQE's SGEs do not resolve: NAK remote operational error. */
+        ERR_MALFORMED_WQE,
+        /** Move the QP to ERR. */
+        ERROR,
+        /** The packet is handled. */
+        DONE
+    }
 
     private final RxeQp qp;
     private final PacketBuffer tx;
@@ -49,30 +113,47 @@ final class Responder {
     private final AtomicAckEth atomicAck = new AtomicAckEth();
     private final ImmDt immDt = new ImmDt();
     private final Deth deth = new Deth();
-    /** Bytes of the GRH area at the start of a UD receive buffer. */
-    static final int GRH_LENGTH = 40;
-    private final MemorySegment grh = java.lang.foreign.Arena.ofAuto().allocate(GRH_LENGTH, 8);
+    private final MemorySegment grh = Arena.ofAuto().allocate(GRH_LENGTH, 8);
+    private final boolean debug = LOG.isDebugEnabled();
+
+    /** The packet being handled (valid during {@link #onRequest} only). */
+    private PacketInfo pkt;
+    private boolean reliable;
 
     /** The expected PSN (ePSN). */
-    int epsn;
+    private int epsn;
     /** Message sequence number: requests completed, 24 bits. */
-    int msn;
+    private int msn;
+    /**
+     * The PSN after the last SEND, WRITE or atomic executed (rxe: {@code resp.ack_psn}); a READ does
+     * not move it, its responses acknowledge it. A duplicate SEND or WRITE is acknowledged with the
+     * PSN before it.
+     */
+    private int ackPsnNext;
+    /** A PSN sequence NAK was sent for the current gap (rxe: {@code sent_psn_nak}). */
     private boolean seqNakSent;
-    // SEND in progress
-    private boolean inSend;
+    /** The operation of the message in progress ({@link Opcode#OP_SEND}, {@link Opcode#OP_RDMA_WRITE}), 0 for none. */
+    private int msgOp;
+    /** SEND in progress: bytes placed in the receive WQE. */
     private long sendOffset;
     // RDMA WRITE in progress
-    private boolean inWrite;
     private SoftMr writeMr;
     private long writeOffset;
     private long writeRemaining;
     private int writeLength;
-    // the RETH last resolved by resolveReth
+    // the RETH last resolved in CHK_RKEY
     private SoftMr rethMr;
     private long rethOffset;
     private long rethLength;
+    // the atomic's region resolved in CHK_RKEY
+    private SoftMr atomicMr;
+    private long atomicOffset;
+    /** A duplicate READ is being replayed: ePSN and MSN stay. */
+    private boolean replay;
+    /** The receive WQE's error status an ERR_* state completes it with, or null. */
+    private WcStatus recvError;
     // coalesced ACK
-    boolean ackPending;
+    private boolean ackPending;
     private int ackPsn;
     // atomic replay cache
     private final int[] replayPsn = new int[REPLAY_SLOTS];
@@ -85,154 +166,124 @@ final class Responder {
         this.tx = PacketBuffer.allocate(RxeQp.MAX_PACKET);
     }
 
+    /** RTR: expect {@code rqPsn} next, no message in progress, nothing to acknowledge. */
     void reset(int rqPsn) {
         epsn = rqPsn;
+        ackPsnNext = rqPsn;
         msn = 0;
         seqNakSent = false;
-        inSend = false;
-        inWrite = false;
+        msgOp = 0;
         writeMr = null;
         ackPending = false;
-        java.util.Arrays.fill(replayValid, false);
+        Arrays.fill(replayValid, false);
     }
 
-    /** A request packet for this QP arrived; the caller checked state and source. */
-    void onRequest(int op, int psn, boolean se, boolean ackReq, MemorySegment pkt, int payloadOff, int payloadLen) {
-        if (qp.type() == QpType.UC) {
-            onUcRequest(op, psn, se, pkt, payloadOff, payloadLen);
-            return;
+    /** A request packet for this QP arrived; the caller checked the QP state, transport and source. */
+    void onRequest(PacketInfo p) {
+        pkt = p;
+        reliable = qp.type() == QpType.RC;
+        replay = false;
+        recvError = null;
+        State s = State.GET_REQ;
+        while (s != State.DONE) {
+            State next = step(s);
+            if (debug) {
+                LOG.debug("QP 0x{} resp: {} -> {} psn {}", Integer.toHexString(qp.qpn()), s, next, p.psn);
+            }
+            s = next;
         }
-        int d = Psn.diff(psn, epsn);
-        if (d < 0) {
-            onDuplicate(op, psn, pkt);
-            return;
-        }
-        if (d > 0) {
-            qp.counters().increment(Counters.OUT_OF_SEQ_REQUEST);
-            if (!seqNakSent) {
+        pkt = null;
+        rethMr = null;
+        atomicMr = null;
+    }
+
+    /** One step of the state machine: runs {@code s} and returns the next state. */
+    private State step(State s) {
+        return switch (s) {
+            case GET_REQ -> State.CHK_PSN;
+            case CHK_PSN -> checkPsn();
+            case CHK_OP_SEQ -> checkOpSeq();
+            case CHK_OP_VALID -> checkOpValid();
+            case CHK_RESOURCE -> checkResource();
+            case CHK_LENGTH -> checkLength();
+            case CHK_RKEY -> checkRkey();
+            case EXECUTE -> execute();
+            case READ_REPLY -> readReply();
+            case ATOMIC_REPLY -> atomicReply();
+            case COMPLETE -> complete();
+            case ACKNOWLEDGE -> acknowledge();
+            case CLEANUP -> State.DONE;
+            case DUPLICATE_REQUEST -> duplicateRequest();
+            case ERR_PSN_OUT_OF_SEQ -> {
+                sendAck(epsn, Aeth.nakSyndrome(Aeth.NAK_PSN_SEQUENCE_ERROR));
+                yield State.CLEANUP;
+            }
+            case ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST_C, ERR_MISSING_OPCODE_LAST_D1E,
+                 ERR_UNSUPPORTED_OPCODE, ERR_MISALIGNED_ATOMIC, ERR_LENGTH -> classCError(Aeth.NAK_INVALID_REQUEST);
+            case ERR_RKEY_VIOLATION -> classCError(Aeth.NAK_REMOTE_ACCESS_ERROR);
+            case ERR_MALFORMED_WQE -> classCError(Aeth.NAK_REMOTE_OPERATIONAL_ERROR);
+            case ERR_RNR -> rnr();
+            case ERROR -> {
+                qp.enterErrorState();
+                yield State.DONE;
+            }
+            case DONE -> State.DONE;
+        };
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private State checkPsn() {
+        int d = Psn.diff(pkt.psn, epsn);
+        if (reliable) {
+            if (d > 0) {
+                qp.counters().increment(Counters.OUT_OF_SEQ_REQUEST);
+                if (seqNakSent) {
+                    return State.CLEANUP;
+                }
                 seqNakSent = true;
-                sendAck(epsn, 0x60 | Aeth.NAK_PSN_SEQUENCE_ERROR);
+                return State.ERR_PSN_OUT_OF_SEQ;
             }
-            return;
+            if (d < 0) {
+                return State.DUPLICATE_REQUEST;
+            }
+            seqNakSent = false;
+            return State.CHK_OP_SEQ;
         }
-        seqNakSent = false;
-        execute(op, psn, se, ackReq, pkt, payloadOff, payloadLen, true);
+        if (d != 0) {
+            // UC: a lost packet drops the message in progress; resynchronize on a First / Only
+            qp.counters().increment(Counters.OUT_OF_SEQ_REQUEST);
+            msgOp = 0;
+            if (!Opcode.isStart(pkt.opcode)) {
+                epsn = Psn.add(pkt.psn, 1);
+                return State.CLEANUP;
+            }
+        }
+        return State.CHK_OP_SEQ;
     }
 
-    /** Executes an in-sequence request; false when it was refused (RNR, error). */
-    private boolean execute(int op, int psn, boolean se, boolean ackReq, MemorySegment pkt, int payloadOff,
-                            int payloadLen, boolean reliable) {
-        int kind = op & 0x1F;
-        boolean first = Opcode.has(op, Opcode.FIRST) || Opcode.has(op, Opcode.ONLY);
-        boolean last = Opcode.has(op, Opcode.LAST) || Opcode.has(op, Opcode.ONLY);
-        if (!operationEnabled(kind) || payloadLen > qp.mtuBytes()) {
-            return invalidRequest(psn, reliable); // rxe: unsupported opcode / length error (class C)
+    /** The operation of a request opcode: {@link Opcode#OP_SEND}, {@link Opcode#OP_RDMA_WRITE}, READ or atomic bit. */
+    private static int operation(int op) {
+        return Opcode.mask(op) & (Opcode.OP_SEND | Opcode.OP_RDMA_WRITE | Opcode.OP_RDMA_READ | Opcode.OP_ATOMIC);
+    }
+
+    private State checkOpSeq() {
+        int op = pkt.opcode;
+        boolean start = Opcode.isStart(op);
+        if (msgOp != 0) {
+            if (operation(op) == msgOp && !start) {
+                return State.CHK_OP_VALID;
+            }
+            return reliable ? State.ERR_MISSING_OPCODE_LAST_C : State.ERR_MISSING_OPCODE_LAST_D1E;
         }
-        switch (kind) {
-            case 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x16, 0x17 -> { // SEND
-                if (first == inSend || inWrite) {
-                    return invalidRequest(psn, reliable);
-                }
-                if (first && !haveRecvWqe(psn, reliable)) {
-                    return false;
-                }
-                RecvWqe r = qp.rqEntry(qp.rqHead());
-                if (first) {
-                    if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
-                        return localRecvError(WcStatus.LOC_PROT_ERR, psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, reliable);
-                    }
-                    sendOffset = 0;
-                    inSend = true;
-                }
-                if (sendOffset + payloadLen > r.length) {
-                    return localRecvError(WcStatus.LOC_LEN_ERR, psn, Aeth.NAK_INVALID_REQUEST, reliable);
-                }
-                if (!last && payloadLen != qp.mtuBytes()) {
-                    return invalidRequest(psn, reliable);
-                }
-                qp.scatterToRecv(r, sendOffset, pkt, payloadOff, payloadLen);
-                sendOffset += payloadLen;
-                if (last) {
-                    inSend = false;
-                    boolean imm = Opcode.has(op, Opcode.IMM_DT);
-                    int immValue = imm ? immDt.wrap(pkt, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
-                    qp.completeRecvHead(WcOpcode.RECV, (int) sendOffset, imm, immValue, se);
-                    msn = Psn.add(msn, 1);
-                }
+        if (!start) {
+            if (reliable) {
+                return State.ERR_MISSING_OPCODE_FIRST;
             }
-            case 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B -> { // RDMA WRITE
-                if (first == inWrite || inSend) {
-                    return invalidRequest(psn, reliable);
-                }
-                boolean imm = Opcode.has(op, Opcode.IMM_DT);
-                if (imm && !haveRecvWqe(psn, reliable)) {
-                    return false;
-                }
-                if (first) {
-                    if (!resolveReth(pkt, op, AccessFlags.REMOTE_WRITE)) {
-                        return remoteAccessError(psn, reliable);
-                    }
-                    long len = rethLength;
-                    if (payloadLen > len || (last && payloadLen != len)) {
-                        return invalidRequest(psn, reliable);
-                    }
-                    writeMr = rethMr;
-                    writeOffset = rethOffset;
-                    writeRemaining = len;
-                    writeLength = (int) len;
-                    inWrite = true;
-                }
-                if ((!last && payloadLen != qp.mtuBytes()) || payloadLen > writeRemaining
-                        || (last && payloadLen != writeRemaining)) {
-                    return invalidRequest(psn, reliable);
-                }
-                if (payloadLen > 0) {
-                    place(pkt, payloadOff, writeMr.segment(), writeOffset, payloadLen, last);
-                }
-                writeOffset += payloadLen;
-                writeRemaining -= payloadLen;
-                if (last) {
-                    inWrite = false;
-                    writeMr = null;
-                    if (imm) {
-                        RecvWqe r = qp.rqEntry(qp.rqHead());
-                        if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
-                            return localRecvError(WcStatus.LOC_PROT_ERR, psn, Aeth.NAK_REMOTE_OPERATIONAL_ERROR, reliable);
-                        }
-                        int immValue = immDt.wrap(pkt, Opcode.offset(op, Opcode.IMM_DT)).immDt();
-                        qp.completeRecvHead(WcOpcode.RECV_RDMA_WITH_IMM, writeLength, true, immValue, se);
-                    }
-                    msn = Psn.add(msn, 1);
-                }
-            }
-            case 0x0C -> { // RDMA READ request
-                if (inSend || inWrite) {
-                    return invalidRequest(psn, reliable);
-                }
-                flushAck();
-                if (!read(psn, pkt, op)) {
-                    return false;
-                }
-                return true; // ePSN advanced by read()
-            }
-            case 0x13, 0x14 -> { // atomics
-                if (inSend || inWrite) {
-                    return invalidRequest(psn, reliable);
-                }
-                flushAck();
-                return atomic(op, psn, pkt);
-            }
-            default -> {
-                return invalidRequest(psn, reliable);
-            }
+            epsn = Psn.add(pkt.psn, 1); // UC: the rest of a dropped message
+            return State.CLEANUP;
         }
-        epsn = Psn.add(psn, 1);
-        if (reliable && ackReq) {
-            ackPending = true;
-            ackPsn = psn;
-            qp.ackScheduled();
-        }
-        return true;
+        return State.CHK_OP_VALID;
     }
 
     /**
@@ -240,40 +291,91 @@ final class Responder {
      * {@code check_op_valid}): an RDMA WRITE, READ or atomic the QP does not enable is an invalid
      * request, not an access error.
      */
-    private boolean operationEnabled(int kind) {
-        return switch (kind) {
-            case 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B -> qp.qpAllows(AccessFlags.REMOTE_WRITE);
-            case 0x0C -> qp.qpAllows(AccessFlags.REMOTE_READ);
-            case 0x13, 0x14 -> qp.qpAllows(AccessFlags.REMOTE_ATOMIC);
-            default -> true;
+    private State checkOpValid() {
+        int required = switch (operation(pkt.opcode)) {
+            case Opcode.OP_RDMA_WRITE -> AccessFlags.REMOTE_WRITE;
+            case Opcode.OP_RDMA_READ -> AccessFlags.REMOTE_READ;
+            case Opcode.OP_ATOMIC -> AccessFlags.REMOTE_ATOMIC;
+            default -> 0;
         };
+        return required == 0 || qp.qpAllows(required) ? State.CHK_RESOURCE : State.ERR_UNSUPPORTED_OPCODE;
+    }
+
+    /** A SEND's first packet and a WRITE's packet with immediate data consume a receive WQE (C9-29). */
+    private State checkResource() {
+        int op = pkt.opcode;
+        boolean needsWqe = operation(op) == Opcode.OP_SEND ? Opcode.isStart(op) : Opcode.has(op, Opcode.IMM_DT);
+        return needsWqe && qp.rqHead() == qp.rqTail() ? State.ERR_RNR : State.CHK_LENGTH;
+    }
+
+    /** Payload at most the path MTU; a First or Middle packet carries exactly the MTU (C9-91). */
+    private State checkLength() {
+        int len = pkt.payloadLength;
+        int mtu = qp.mtuBytes();
+        if (len > mtu) {
+            return State.ERR_LENGTH;
+        }
+        int op = pkt.opcode;
+        if (Opcode.hasPayload(op) && !Opcode.isEnd(op) && len != mtu) {
+            return State.ERR_LENGTH;
+        }
+        return State.CHK_RKEY;
     }
 
     /**
-     * Copies a WRITE payload so that, on the message's last packet, its last byte becomes visible
-     * last (perftest's latency tests poll the last byte of the buffer).
+     * The memory of a WRITE, READ or atomic (IBTA Vol 1 §9.7.4.1.5): the rkey names a valid region of
+     * the QP's PD that grants the access, is not freed, and holds the range; a WRITE's packets fit
+     * its DMA length. A DMA length of 0 needs no valid rkey.
      */
-    private static void place(MemorySegment pkt, long from, MemorySegment dst, long to, int len, boolean last) {
-        if (!last) {
-            MemorySegment.copy(pkt, from, dst, to, len);
-            return;
+    private State checkRkey() {
+        int op = pkt.opcode;
+        int len = pkt.payloadLength;
+        switch (operation(op)) {
+            case Opcode.OP_RDMA_WRITE -> {
+                if (Opcode.isStart(op)) {
+                    if (!resolveReth(AccessFlags.REMOTE_WRITE)) {
+                        return State.ERR_RKEY_VIOLATION;
+                    }
+                    if (len > rethLength || (Opcode.isEnd(op) && len != rethLength)) {
+                        return State.ERR_LENGTH;
+                    }
+                    writeMr = rethMr;
+                    writeOffset = rethOffset;
+                    writeRemaining = rethLength;
+                    writeLength = (int) rethLength;
+                } else if (len > writeRemaining || (Opcode.isEnd(op) && len != writeRemaining)) {
+                    return State.ERR_LENGTH;
+                }
+                return State.EXECUTE;
+            }
+            case Opcode.OP_RDMA_READ -> {
+                flushAck(); // what was acknowledged goes before the responses
+                return resolveReth(AccessFlags.REMOTE_READ) ? State.READ_REPLY : State.ERR_RKEY_VIOLATION;
+            }
+            case Opcode.OP_ATOMIC -> {
+                flushAck();
+                atomicEth.wrap(pkt.seg, Opcode.offset(op, Opcode.ATOMIC_ETH));
+                long va = atomicEth.va();
+                if ((va & 7) != 0) {
+                    return State.ERR_MISALIGNED_ATOMIC;
+                }
+                atomicMr = qp.remoteMr(atomicEth.rkey(), AccessFlags.REMOTE_ATOMIC);
+                atomicOffset = atomicMr == null ? -1 : atomicMr.offsetOf(va, 8);
+                return atomicOffset < 0 ? State.ERR_RKEY_VIOLATION : State.ATOMIC_REPLY;
+            }
+            default -> {
+                return State.EXECUTE;
+            }
         }
-        if (len > 1) {
-            MemorySegment.copy(pkt, from, dst, to, len - 1);
-        }
-        byte b = pkt.get(ValueLayout.JAVA_BYTE, from + len - 1);
-        BYTE_HANDLE.setRelease(dst, to + len - 1, b);
     }
 
     /**
-     * Checks the RETH of a packet against the QP's memory: the rkey names a valid region of the
-     * QP's PD that grants {@code access} and holds [va, va + DMA length). A DMA length of 0 needs
-     * no valid rkey (IBTA Vol 1 §9.7.4.1.5). On success the region, the offset of va in it and the
-     * length are in {@link #rethMr}, {@link #rethOffset}, {@link #rethLength}.
+     * Resolves the packet's RETH: on success the region, the offset of va in it and the length are
+     * in {@link #rethMr}, {@link #rethOffset}, {@link #rethLength}.
      */
-    private boolean resolveReth(MemorySegment pkt, int op, int access) {
-        reth.wrap(pkt, Opcode.offset(op, Opcode.RETH));
-        rethLength = reth.dmaLength() & 0xFFFFFFFFL;
+    private boolean resolveReth(int access) {
+        reth.wrap(pkt.seg, Opcode.offset(pkt.opcode, Opcode.RETH));
+        rethLength = Integer.toUnsignedLong(reth.dmaLength());
         rethMr = null;
         rethOffset = 0;
         if (rethLength == 0) {
@@ -284,41 +386,127 @@ final class Responder {
         return rethOffset >= 0;
     }
 
-    private boolean read(int psn, MemorySegment pkt, int op) {
-        if (!resolveReth(pkt, op, AccessFlags.REMOTE_READ)) {
-            return remoteAccessError(psn, true);
+    // ------------------------------------------------------------------ execution
+
+    private State execute() {
+        int op = pkt.opcode;
+        int len = pkt.payloadLength;
+        boolean last = Opcode.isEnd(op);
+        if (operation(op) == Opcode.OP_SEND) {
+            RecvWqe r = qp.rqEntry(qp.rqHead());
+            if (Opcode.isStart(op)) {
+                if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
+                    recvError = WcStatus.LOC_PROT_ERR;
+                    return State.ERR_MALFORMED_WQE;
+                }
+                sendOffset = 0;
+                msgOp = Opcode.OP_SEND;
+            }
+            if (sendOffset + len > r.length) {
+                recvError = WcStatus.LOC_LEN_ERR;
+                return State.ERR_LENGTH;
+            }
+            qp.scatterToRecv(r, sendOffset, pkt.seg, pkt.payloadOffset, len);
+            sendOffset += len;
+        } else {
+            if (Opcode.isStart(op)) {
+                msgOp = Opcode.OP_RDMA_WRITE;
+            }
+            if (len > 0) {
+                try {
+                    place(pkt.seg, pkt.payloadOffset, writeMr.segment(), writeOffset, len, last);
+                } catch (IllegalStateException freed) {
+                    return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile
+                }
+            }
+            writeOffset += len;
+            writeRemaining -= len;
+            if (last) {
+                writeMr = null;
+                if (Opcode.has(op, Opcode.IMM_DT) && qp.resolveRecv(qp.rqEntry(qp.rqHead())) != WcStatus.SUCCESS) {
+                    recvError = WcStatus.LOC_PROT_ERR;
+                    return State.ERR_MALFORMED_WQE;
+                }
+            }
         }
+        epsn = Psn.add(pkt.psn, 1);
+        ackPsnNext = epsn;
+        if (!last) {
+            return reliable ? State.ACKNOWLEDGE : State.CLEANUP;
+        }
+        msgOp = 0;
+        msn = Psn.add(msn, 1);
+        return State.COMPLETE;
+    }
+
+    /** The receive CQE of a SEND or a WRITE with immediate (C9-148: the MSN counts the message). */
+    private State complete() {
+        int op = pkt.opcode;
+        boolean imm = Opcode.has(op, Opcode.IMM_DT);
+        int immValue = imm ? immDt.wrap(pkt.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
+        if (operation(op) == Opcode.OP_SEND) {
+            qp.completeRecvHead(WcOpcode.RECV, (int) sendOffset, imm, immValue, pkt.se);
+        } else if (imm) {
+            qp.completeRecvHead(WcOpcode.RECV_RDMA_WITH_IMM, writeLength, true, immValue, pkt.se);
+        }
+        return reliable ? State.ACKNOWLEDGE : State.CLEANUP;
+    }
+
+    /** Coalesces the ACK a request with AckReq asks for (sent by {@link #flushAck}). */
+    private State acknowledge() {
+        if (pkt.ackReq) {
+            ackPending = true;
+            ackPsn = pkt.psn;
+            qp.ackScheduled();
+        }
+        return State.CLEANUP;
+    }
+
+    /**
+     * Copies a WRITE payload so that, on the message's last packet, its last byte becomes visible
+     * last (perftest's latency tests poll the last byte of the buffer).
+     */
+    private static void place(MemorySegment src, long from, MemorySegment dst, long to, int len, boolean last) {
+        if (!last) {
+            MemorySegment.copy(src, from, dst, to, len);
+            return;
+        }
+        if (len > 1) {
+            MemorySegment.copy(src, from, dst, to, len - 1);
+        }
+        byte b = src.get(ValueLayout.JAVA_BYTE, from + len - 1);
+        BYTE_HANDLE.setRelease(dst, to + len - 1, b);
+    }
+
+    /** The READ responses, segmented at the path MTU; a replayed READ leaves ePSN and MSN (C9-148). */
+    private State readReply() {
         SoftMr mr = rethMr;
         long off = rethOffset;
         long len = rethLength;
         int mtu = qp.mtuBytes();
+        int psn = pkt.psn;
         int packets = (int) Math.max(1, (len + mtu - 1) / mtu);
-        boolean duplicate = Psn.diff(psn, epsn) < 0;
-        if (!duplicate) {
+        if (!replay) {
             msn = Psn.add(msn, 1);
             epsn = Psn.add(psn, packets);
         }
         long remaining = len;
         for (int i = 0; i < packets; i++) {
             int payload = (int) Math.min(mtu, remaining);
-            int rop;
-            if (packets == 1) {
-                rop = Opcode.RC_RDMA_READ_RESPONSE_ONLY;
-            } else if (i == 0) {
-                rop = Opcode.RC_RDMA_READ_RESPONSE_FIRST;
-            } else if (i == packets - 1) {
-                rop = Opcode.RC_RDMA_READ_RESPONSE_LAST;
-            } else {
-                rop = Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            }
+            int rop = Opcode.of(Opcode.TRANSPORT_RC,
+                    Opcode.RESPONSE | Opcode.OP_RDMA_READ | Opcode.position(i == 0, i == packets - 1));
             int hdr = Opcode.headerLength(rop);
             int pad = (-payload) & 3;
             writeBth(rop, pad, Psn.add(psn, i));
             if (Opcode.has(rop, Opcode.AETH)) {
-                aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(ACK_UNLIMITED).msn(msn);
+                aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(Aeth.ACK_UNLIMITED).msn(msn);
             }
             if (payload > 0) {
-                MemorySegment.copy(mr.segment(), off, tx.seg, hdr, payload);
+                try {
+                    MemorySegment.copy(mr.segment(), off, tx.seg, hdr, payload);
+                } catch (IllegalStateException freed) {
+                    return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile
+                }
             }
             for (int p = 0; p < pad; p++) {
                 tx.seg.set(ValueLayout.JAVA_BYTE, hdr + payload + p, (byte) 0);
@@ -327,136 +515,118 @@ final class Responder {
             off += payload;
             remaining -= payload;
         }
-        return true;
+        return State.CLEANUP;
     }
 
-    private boolean atomic(int op, int psn, MemorySegment pkt) {
-        atomicEth.wrap(pkt, Opcode.offset(op, Opcode.ATOMIC_ETH));
-        long va = atomicEth.va();
-        if ((va & 7) != 0) {
-            return invalidRequest(psn, true);
-        }
-        SoftMr mr = qp.remoteMr(atomicEth.rkey(), AccessFlags.REMOTE_ATOMIC);
-        long off = mr == null ? -1 : mr.offsetOf(va, 8);
-        if (off < 0) {
-            return remoteAccessError(psn, true);
-        }
-        MemorySegment seg = mr.segment();
+    /** Executes an atomic (8 bytes, host byte order as rxe), remembers its result, answers it. */
+    private State atomicReply() {
+        MemorySegment seg = atomicMr.segment();
         long orig;
-        if (op == Opcode.RC_COMPARE_SWAP) {
-            orig = (long) LONG_HANDLE.compareAndExchange(seg, off, atomicEth.compareData(), atomicEth.swapData());
-        } else {
-            orig = (long) LONG_HANDLE.getAndAdd(seg, off, atomicEth.swapData());
+        try {
+            if (pkt.opcode == Opcode.RC_COMPARE_SWAP) {
+                orig = (long) LONG_HANDLE.compareAndExchange(seg, atomicOffset, atomicEth.compareData(),
+                        atomicEth.swapData());
+            } else {
+                orig = (long) LONG_HANDLE.getAndAdd(seg, atomicOffset, atomicEth.swapData());
+            }
+        } catch (IllegalStateException freed) {
+            return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile
         }
+        int psn = pkt.psn;
         msn = Psn.add(msn, 1);
         epsn = Psn.add(psn, 1);
+        ackPsnNext = epsn;
         int slot = replayNext;
         replayNext = (replayNext + 1) % REPLAY_SLOTS;
         replayPsn[slot] = psn;
         replayValue[slot] = orig;
         replayValid[slot] = true;
         sendAtomicAck(psn, orig);
-        return true;
+        return State.CLEANUP;
     }
 
     private void sendAtomicAck(int psn, long orig) {
         int rop = Opcode.RC_ATOMIC_ACKNOWLEDGE;
         writeBth(rop, 0, psn);
-        aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(ACK_UNLIMITED).msn(msn);
+        aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(Aeth.ACK_UNLIMITED).msn(msn);
         atomicAck.wrap(tx.seg, Opcode.offset(rop, Opcode.ATOMIC_ACK_ETH)).origRemoteData(orig);
         qp.transmit(tx, Opcode.headerLength(rop));
     }
 
-    private void onDuplicate(int op, int psn, MemorySegment pkt) {
+    /**
+     * A request before the ePSN (IBTA Vol 1 §9.9.3.1.1, rxe {@code duplicate_request}): a READ is
+     * executed again (its responses carry the duplicate's PSNs), an atomic answered from the replay
+     * cache (or dropped when too old: the requester's retry ends it), a SEND or WRITE acknowledged
+     * again with the last acknowledged PSN, never a later READ's last PSN (C9-105).
+     */
+    private State duplicateRequest() {
         qp.counters().increment(Counters.DUPLICATE_REQUEST);
-        int kind = op & 0x1F;
-        if (kind == 0x0C) {
-            flushAck();
-            read(psn, pkt, op); // re-executed, responses carry the duplicate's PSNs
-            return;
-        }
-        if (kind == 0x13 || kind == 0x14) {
-            for (int i = 0; i < REPLAY_SLOTS; i++) {
-                if (replayValid[i] && replayPsn[i] == psn) {
-                    flushAck();
-                    sendAtomicAck(psn, replayValue[i]);
-                    return;
+        int op = pkt.opcode;
+        switch (operation(op)) {
+            case Opcode.OP_RDMA_READ -> {
+                replay = true;
+                return State.CHK_RKEY;
+            }
+            case Opcode.OP_ATOMIC -> {
+                for (int i = 0; i < REPLAY_SLOTS; i++) {
+                    if (replayValid[i] && replayPsn[i] == pkt.psn) {
+                        flushAck();
+                        sendAtomicAck(pkt.psn, replayValue[i]);
+                        break;
+                    }
                 }
+                return State.CLEANUP;
             }
-            return; // too old to answer: the requester's retry ends it
-        }
-        // SEND / WRITE: acknowledge what has been received (IBTA Vol 1 §9.9.3.1.1)
-        ackPending = true;
-        ackPsn = Psn.add(epsn, -1);
-        qp.ackScheduled();
-    }
-
-    private void onUcRequest(int op, int psn, boolean se, MemorySegment pkt, int payloadOff, int payloadLen) {
-        boolean first = Opcode.has(op, Opcode.FIRST) || Opcode.has(op, Opcode.ONLY);
-        if (psn != epsn) {
-            // a lost packet: the message in progress is dropped; resynchronize on a FIRST/ONLY
-            qp.counters().increment(Counters.OUT_OF_SEQ_REQUEST);
-            inSend = false;
-            inWrite = false;
-            if (!first) {
-                epsn = Psn.add(psn, 1);
-                return;
+            default -> {
+                ackPending = true;
+                ackPsn = Psn.add(ackPsnNext, -1);
+                qp.ackScheduled();
+                return State.CLEANUP;
             }
-        }
-        if (!first && !inSend && !inWrite) {
-            epsn = Psn.add(psn, 1);
-            return; // the rest of a dropped message
-        }
-        if (!execute(op, psn, se, false, pkt, payloadOff, payloadLen, false)) {
-            epsn = Psn.add(psn, 1);
-            inSend = false;
-            inWrite = false;
         }
     }
 
-    private boolean haveRecvWqe(int psn, boolean reliable) {
-        if (qp.rqHead() != qp.rqTail()) {
-            return true;
+    // ------------------------------------------------------------------ errors
+
+    /**
+     * Class A / C errors (IBTA Vol 1 §9.9.3.1.2): RC NAKs the request and moves the QP to ERR; UC
+     * drops the message. A receive WQE that was being filled completes with {@link #recvError}.
+     */
+    private State classCError(int nakCode) {
+        qp.counters().increment(Counters.RESP_NAK_ERR);
+        if (recvError != null) {
+            qp.completeRecvHeadError(recvError);
         }
+        msgOp = 0;
+        writeMr = null;
+        if (debug) {
+            LOG.debug("QP 0x{} resp: {} for PSN {} (ePSN {})", Integer.toHexString(qp.qpn()), Aeth.nakName(nakCode),
+                    pkt.psn, epsn);
+        }
+        if (!reliable) {
+            epsn = Psn.add(pkt.psn, 1);
+            return State.CLEANUP;
+        }
+        flushAck();
+        sendAck(pkt.psn, Aeth.nakSyndrome(nakCode));
+        return State.ERROR;
+    }
+
+    /** Class B: no receive WQE. RC: RNR NAK with the QP's min_rnr_timer; UC: the message is dropped. */
+    private State rnr() {
         if (reliable) {
             qp.counters().increment(Counters.SEND_RNR_ERR);
             flushAck();
-            sendAck(psn, 0x20 | qp.minRnrTimer());
+            sendAck(pkt.psn, Aeth.rnrNakSyndrome(qp.minRnrTimer()));
         } else {
             qp.counters().increment(Counters.RCVD_DROP_NO_RECV_WQE);
+            epsn = Psn.add(pkt.psn, 1);
+            msgOp = 0;
         }
-        return false;
+        return State.CLEANUP;
     }
 
-    private boolean invalidRequest(int psn, boolean reliable) {
-        return nakAndError(psn, Aeth.NAK_INVALID_REQUEST, reliable);
-    }
-
-    private boolean remoteAccessError(int psn, boolean reliable) {
-        return nakAndError(psn, Aeth.NAK_REMOTE_ACCESS_ERROR, reliable);
-    }
-
-    private boolean localRecvError(WcStatus status, int psn, int nakCode, boolean reliable) {
-        qp.completeRecvHeadError(status);
-        return nakAndError(psn, nakCode, reliable);
-    }
-
-    /** Class C / D errors: NAK the request and move the QP to ERR (IBTA Vol 1 §9.9.3.1.2). */
-    private boolean nakAndError(int psn, int code, boolean reliable) {
-        qp.counters().increment(Counters.RESP_NAK_ERR);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("QP 0x{}: NAK code {} for PSN {} (ePSN {}, in SEND {}, in WRITE {})", Integer.toHexString(qp.qpNum()),
-                    code, psn, epsn, inSend, inWrite, new Throwable("where"));
-        }
-        if (reliable) {
-            flushAck();
-            sendAck(psn, 0x60 | code);
-            qp.enterErrorState();
-        }
-        inSend = false;
-        inWrite = false;
-        return false;
-    }
+    // ------------------------------------------------------------------ UD
 
     /**
      * A UD packet arrived (IBTA Vol 1 §9.8.3, §11.4.1.1): a SEND Only with a matching Q_Key consumes
@@ -464,12 +634,13 @@ final class Responder {
      * payload follows. Without a receive WQE, or with another Q_Key, the packet is dropped and
      * counted.
      */
-    void onDatagram(int op, boolean se, MemorySegment pkt, int payloadOff, int payloadLen, SockAddr from, int udpPayload) {
-        if (op != Opcode.UD_SEND_ONLY && op != Opcode.UD_SEND_ONLY_WITH_IMMEDIATE) {
+    void onDatagram(PacketInfo p) {
+        int op = p.opcode;
+        if (!Opcode.has(op, Opcode.OP_SEND | Opcode.DETH)) {
             qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
             return;
         }
-        deth.wrap(pkt, Opcode.offset(op, Opcode.DETH));
+        deth.wrap(p.seg, Opcode.offset(op, Opcode.DETH));
         if (deth.qkey() != qp.qkey()) {
             qp.counters().increment(Counters.RCVD_DROP_BAD_QKEY);
             return;
@@ -483,23 +654,25 @@ final class Responder {
             qp.completeRecvHeadError(WcStatus.LOC_PROT_ERR);
             return;
         }
-        if (GRH_LENGTH + payloadLen > r.length) {
+        if (GRH_LENGTH + p.payloadLength > r.length) {
             qp.completeRecvHeadError(WcStatus.LOC_LEN_ERR);
             return;
         }
-        qp.writeGrh(grh, from, udpPayload);
+        qp.writeGrh(grh, p.from, p.length);
         qp.scatterToRecv(r, 0, grh, 0, GRH_LENGTH);
-        qp.scatterToRecv(r, GRH_LENGTH, pkt, payloadOff, payloadLen);
-        boolean imm = op == Opcode.UD_SEND_ONLY_WITH_IMMEDIATE;
-        int immValue = imm ? immDt.wrap(pkt, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
-        qp.completeDatagram(GRH_LENGTH + payloadLen, imm, immValue, deth.srcQpn(), se);
+        qp.scatterToRecv(r, GRH_LENGTH, p.seg, p.payloadOffset, p.payloadLength);
+        boolean imm = Opcode.has(op, Opcode.IMM_DT);
+        int immValue = imm ? immDt.wrap(p.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
+        qp.completeDatagram(GRH_LENGTH + p.payloadLength, imm, immValue, deth.srcQpn(), p.se);
     }
+
+    // ------------------------------------------------------------------ ACKs
 
     /** Sends the coalesced ACK, if one is due. */
     void flushAck() {
         if (ackPending) {
             ackPending = false;
-            sendAck(ackPsn, ACK_UNLIMITED);
+            sendAck(ackPsn, Aeth.ACK_UNLIMITED);
         }
     }
 

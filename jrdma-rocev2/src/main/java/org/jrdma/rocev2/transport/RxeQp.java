@@ -172,15 +172,11 @@ public final class RxeQp implements QpTransport {
             requesterPaused = false;
         }
         if (to == QpState.ERR) {
-            completer.retransmitDeadline = 0;
-            completer.rnrDeadline = 0;
-            timerChanged();
+            completer.stopTimers();
         }
         if (to == QpState.RESET && from != QpState.RESET) {
             requesterPaused = false;
-            completer.retransmitDeadline = 0;
-            completer.rnrDeadline = 0;
-            timerChanged();
+            completer.stopTimers();
         }
     }
 
@@ -207,17 +203,14 @@ public final class RxeQp implements QpTransport {
 
     @Override
     public void flushed() {
-        requester.next = sq.tail();
-        requester.rdAtomicInFlight = 0;
+        requester.flushed(sq.tail());
     }
 
     @Override
     public void sendPosted() {
         try {
             requester.run();
-            if (completer.retransmitDeadline == 0) {
-                completer.armTimer();
-            }
+            completer.sendPosted();
         } catch (MemoryFreed e) {
             memoryFreed();
         }
@@ -300,7 +293,7 @@ public final class RxeQp implements QpTransport {
             return;
         }
         if (type == QpType.UD) {
-            responder.onDatagram(op, p.se, p.seg, p.payloadOffset, p.payloadLength, p.from, p.length);
+            responder.onDatagram(p);
             return;
         }
         if (!fromPeer(p.from)) {
@@ -313,9 +306,9 @@ public final class RxeQp implements QpTransport {
                 agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
                 return;
             }
-            completer.onResponse(op, p.psn, p.seg, p.payloadOffset, p.payloadLength);
+            completer.onResponse(p);
         } else {
-            responder.onRequest(op, p.psn, p.se, p.ackReq, p.seg, p.payloadOffset, p.payloadLength);
+            responder.onRequest(p);
         }
     }
 
@@ -350,7 +343,7 @@ public final class RxeQp implements QpTransport {
     }
 
     boolean hasTimer() {
-        return completer.retransmitDeadline != 0 || completer.rnrDeadline != 0;
+        return completer.hasTimer();
     }
 
     /**
@@ -358,15 +351,7 @@ public final class RxeQp implements QpTransport {
      * when no timer runs. Under the QP's lock.
      */
     long nextDeadline() {
-        long a = completer.retransmitDeadline;
-        long b = completer.rnrDeadline;
-        if (a == 0) {
-            return b;
-        }
-        if (b == 0) {
-            return a;
-        }
-        return a - b <= 0 ? a : b;
+        return completer.nextDeadline();
     }
 
     /** The roles call this (under the lock) whenever they set or clear a deadline. */

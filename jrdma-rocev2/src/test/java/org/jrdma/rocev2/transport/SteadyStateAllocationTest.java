@@ -22,6 +22,10 @@ class SteadyStateAllocationTest {
         int r = ThreadLocalRandom.current().nextInt(1, 250);
         String a = "aa" + r, b = "ab" + r;
         System.setProperty("jrdma.devices", a + "=127.92." + r + ".1," + b + "=127.92." + r + ".2");
+        // this test counts allocations; on a loaded machine a thread starved for 8 ACK timeouts (0.54 s)
+        // would end the run with RETRY_EXC_ERR under retry_cnt 7's IBTA meaning: retry as rdma_rxe does
+        System.setProperty("jrdma.retryCnt7." + a, "unlimited");
+        System.setProperty("jrdma.retryCnt7." + b, "unlimited");
         try (Context ca = Verbs.getDevice(a).open(); Context cb = Verbs.getDevice(b).open(); Arena arena = Arena.ofShared()) {
             ProtectionDomain pa = ca.allocPd(), pb = cb.allocPd();
             CompletionQueue qa = ca.createCq(256, null), qb = cb.createCq(256, null);

@@ -43,6 +43,9 @@ public final class Aeth {
     /** Credit count value 0x1F: the responder does not report credits (rxe always sends it). */
     public static final int CREDIT_COUNT_INVALID = 0x1f;
 
+    /** The syndrome of an ACK without a credit count (0x1F, "unlimited"), as rxe sends every ACK (rxe: AETH_ACK_UNLIMITED). */
+    public static final int ACK_UNLIMITED = (TYPE_ACK << 5) | CREDIT_COUNT_INVALID;
+
     private MemorySegment seg;
     private long off;
 

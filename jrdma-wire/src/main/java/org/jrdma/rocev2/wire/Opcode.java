@@ -305,6 +305,32 @@ public final class Opcode {
         return (MASK[op & 0xff] & RESPONSE) != 0;
     }
 
+    /** The property bits {@link #of} selects on: operation, position, direction, ImmDt and IETH. */
+    private static final int SELECT = OP_SEND | OP_RDMA_WRITE | OP_RDMA_READ | OP_ATOMIC | OP_ACKNOWLEDGE | OP_CNP
+            | FIRST | MIDDLE | LAST | ONLY | REQUEST | RESPONSE | IMM_DT | IETH;
+
+    /**
+     * The opcode of {@code transport} ({@link #TRANSPORT_RC}, {@link #TRANSPORT_UC}, {@link #TRANSPORT_UD})
+     * whose operation, position and direction are exactly {@code properties}, e.g.
+     * {@code of(TRANSPORT_RC, REQUEST | OP_SEND | LAST | IMM_DT)} = {@link #RC_SEND_LAST_WITH_IMMEDIATE};
+     * -1 when the table has none. The other extension headers (RETH, AETH, ...) follow from the
+     * opcode. Scans the transport's 32 codes; no allocation.
+     */
+    public static int of(int transport, int properties) {
+        int base = (transport & 0x7) << 5;
+        for (int op = base; op < base + 32; op++) {
+            if ((MASK[op] & VALID) != 0 && (MASK[op] & SELECT) == properties) {
+                return op;
+            }
+        }
+        return -1;
+    }
+
+    /** The position property of a packet that starts and / or ends its message: {@link #ONLY}, {@link #FIRST}, {@link #MIDDLE} or {@link #LAST}. */
+    public static int position(boolean first, boolean last) {
+        return first ? (last ? ONLY : FIRST) : (last ? LAST : MIDDLE);
+    }
+
     /** The spec's name of one extension header flag ("RETH", "AETH", ...), or "?" for anything else. */
     public static String headerName(int headerFlag) {
         if (headerFlag == 0 || (headerFlag & (headerFlag - 1)) != 0 || headerFlag > IETH) {

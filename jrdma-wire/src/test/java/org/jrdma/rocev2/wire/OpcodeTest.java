@@ -25,6 +25,36 @@ class OpcodeTest {
         assertTrue(Opcode.isValid(0x100 + Opcode.RC_SEND_ONLY), "only the low 8 bits count");
     }
 
+    /** Table 38 read by operation, position and direction: the codes the requester and responder send. */
+    @Test
+    void ofFindsTheOpcodeOfAnOperationPositionAndTransport() {
+        int rq = Opcode.REQUEST, rs = Opcode.RESPONSE;
+        int rc = Opcode.TRANSPORT_RC, uc = Opcode.TRANSPORT_UC, ud = Opcode.TRANSPORT_UD;
+        assertEquals(0x00, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.FIRST));
+        assertEquals(0x01, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.MIDDLE));
+        assertEquals(0x02, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.LAST));
+        assertEquals(0x03, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.LAST | Opcode.IMM_DT));
+        assertEquals(0x04, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.ONLY));
+        assertEquals(0x05, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.ONLY | Opcode.IMM_DT));
+        assertEquals(0x06, Opcode.of(rc, rq | Opcode.OP_RDMA_WRITE | Opcode.FIRST));
+        assertEquals(0x07, Opcode.of(rc, rq | Opcode.OP_RDMA_WRITE | Opcode.MIDDLE));
+        assertEquals(0x09, Opcode.of(rc, rq | Opcode.OP_RDMA_WRITE | Opcode.LAST | Opcode.IMM_DT));
+        assertEquals(0x0a, Opcode.of(rc, rq | Opcode.OP_RDMA_WRITE | Opcode.ONLY));
+        assertEquals(0x0b, Opcode.of(rc, rq | Opcode.OP_RDMA_WRITE | Opcode.ONLY | Opcode.IMM_DT));
+        assertEquals(0x0c, Opcode.of(rc, rq | Opcode.OP_RDMA_READ | Opcode.ONLY));
+        assertEquals(0x0d, Opcode.of(rc, rs | Opcode.OP_RDMA_READ | Opcode.position(true, false)));
+        assertEquals(0x0e, Opcode.of(rc, rs | Opcode.OP_RDMA_READ | Opcode.position(false, false)));
+        assertEquals(0x0f, Opcode.of(rc, rs | Opcode.OP_RDMA_READ | Opcode.position(false, true)));
+        assertEquals(0x10, Opcode.of(rc, rs | Opcode.OP_RDMA_READ | Opcode.position(true, true)));
+        assertEquals(0x16, Opcode.of(rc, rq | Opcode.OP_SEND | Opcode.LAST | Opcode.IETH));
+        assertEquals(0x20, Opcode.of(uc, rq | Opcode.OP_SEND | Opcode.FIRST));
+        assertEquals(0x2b, Opcode.of(uc, rq | Opcode.OP_RDMA_WRITE | Opcode.ONLY | Opcode.IMM_DT));
+        assertEquals(0x64, Opcode.of(ud, rq | Opcode.OP_SEND | Opcode.ONLY));
+        assertEquals(0x65, Opcode.of(ud, rq | Opcode.OP_SEND | Opcode.ONLY | Opcode.IMM_DT));
+        assertEquals(-1, Opcode.of(uc, rq | Opcode.OP_RDMA_READ | Opcode.ONLY), "UC has no READ");
+        assertEquals(-1, Opcode.of(ud, rq | Opcode.OP_SEND | Opcode.FIRST), "UD messages are single packets");
+    }
+
     @Test
     void headerLengthsAreBthPlusTheExtensionHeaders() {
         assertEquals(12, Opcode.headerLength(Opcode.RC_SEND_FIRST));
