@@ -45,6 +45,14 @@ public final class SoakEngine {
     static final long HEAP_SLACK = 16L << 20;
     static final double RSS_TOLERANCE = 0.10;
     static final long RSS_SLACK = 48L << 20;
+    /**
+     * Steepest least-squares slope after the warm-up, MB/min, judged when the samples after the
+     * warm-up span at least {@link #SLOPE_SPAN_MINUTES}: 1 MB/min of heap is 1.4 GB a day, and
+     * stands out of the noise of a minute's sample (a few MB of heap after GC) over 3+ minutes.
+     */
+    static final double HEAP_MAX_SLOPE = 1.0;
+    static final double RSS_MAX_SLOPE = 4.0;
+    static final double SLOPE_SPAN_MINUTES = 3.0;
 
     /**
      * What to run.
@@ -219,8 +227,9 @@ public final class SoakEngine {
         if (stats.completed.sum() == 0) {
             reasons.add("no completions at all");
         }
-        String heap = flat("heap after GC", samples, Sample::heapAfterGc, HEAP_TOLERANCE, HEAP_SLACK, reasons);
-        String rss = flat("RSS", samples, Sample::rss, RSS_TOLERANCE, RSS_SLACK, reasons);
+        String heap = flat("heap after GC", samples, Sample::heapAfterGc, HEAP_TOLERANCE, HEAP_SLACK, HEAP_MAX_SLOPE,
+                reasons);
+        String rss = flat("RSS", samples, Sample::rss, RSS_TOLERANCE, RSS_SLACK, RSS_MAX_SLOPE, reasons);
         out.println("soak: " + heap);
         out.println("soak: " + rss);
         boolean pass = reasons.isEmpty();
@@ -384,10 +393,12 @@ public final class SoakEngine {
     /**
      * Judges a series: the reference is the first sample after the warm-up (the first sample);
      * flat when no sample of the last third exceeds it by more than {@code tol} (relative) or
-     * {@code slack} (bytes), whichever is larger. Fewer than 3 samples: not judged.
+     * {@code slack} (bytes), whichever is larger, and, when the samples after the warm-up span
+     * {@link #SLOPE_SPAN_MINUTES} or more, their slope stays at or under {@code maxSlope} MB/min.
+     * Fewer than 3 samples: not judged.
      */
     static String flat(String what, List<Sample> samples, java.util.function.ToLongFunction<Sample> f, double tol,
-                       long slack, List<String> reasons) {
+                       long slack, double maxSlope, List<String> reasons) {
         StringBuilder series = new StringBuilder();
         for (Sample s : samples) {
             series.append(series.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.1f", f.applyAsLong(s) / 1048576.0));
@@ -401,14 +412,22 @@ public final class SoakEngine {
         for (int i = samples.size() - Math.max(1, (samples.size() - 1) / 3); i < samples.size(); i++) {
             worst = Math.max(worst, f.applyAsLong(samples.get(i)));
         }
-        double slope = slope(samples.subList(1, samples.size()), f);
+        List<Sample> after = samples.subList(1, samples.size());
+        double slope = slope(after, f);
+        boolean slopeJudged = after.getLast().minutes() - after.getFirst().minutes() >= SLOPE_SPAN_MINUTES;
         boolean ok = worst <= ref + allowed;
         if (!ok) {
             reasons.add(what + " grew " + String.format(Locale.ROOT, "%.1f", (worst - ref) / 1048576.0) + " MB");
         }
-        return String.format(Locale.ROOT, "%s MB per sample: %s; slope after warm-up %+.2f MB/min; last third's max %.1f"
-                        + " vs %.1f after warm-up (allowed +%.1f): %s", what, series, slope, worst / 1048576.0,
-                ref / 1048576.0, allowed / 1048576.0, ok ? "flat" : "GROWING");
+        if (slopeJudged && slope > maxSlope) {
+            ok = false;
+            reasons.add(what + " grew " + String.format(Locale.ROOT, "%+.2f", slope) + " MB/min");
+        }
+        return String.format(Locale.ROOT, "%s MB per sample: %s; slope after warm-up %+.2f MB/min (%s); last third's max"
+                        + " %.1f vs %.1f after warm-up (allowed +%.1f): %s", what, series, slope,
+                slopeJudged ? String.format(Locale.ROOT, "allowed %+.1f", maxSlope) : "not judged: under "
+                        + SLOPE_SPAN_MINUTES + " min", worst / 1048576.0, ref / 1048576.0, allowed / 1048576.0,
+                ok ? "flat" : "GROWING");
     }
 
     /** Least-squares slope of the series, MB per minute. */
