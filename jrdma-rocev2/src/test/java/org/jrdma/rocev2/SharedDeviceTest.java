@@ -3,6 +3,7 @@ package org.jrdma.rocev2;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jrdma.rocev2.net.RawIpv4Socket;
 import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.CompletionQueue;
@@ -113,12 +115,28 @@ class SharedDeviceTest {
     }
 
     @Test
-    void twoMembersOfOneAddressEachGetTheirOwnTraffic() throws Exception {
+    void membersOfOneAddressEachGetTheirOwnTraffic() throws Exception {
+        scenario("udp");
+    }
+
+    /** The same with the raw IPv4 port (each member's receive filter keeps its slot). */
+    @Test
+    void membersOfOneAddressEachGetTheirOwnTrafficOverRawIpv4() throws Exception {
+        assumeTrue(RawIpv4Socket.permitted(), "the raw IPv4 port needs root / CAP_NET_RAW");
+        scenario("raw");
+    }
+
+    static void scenario(String ipv4) throws Exception {
         String n = net();
-        RxeDevice a1 = new RxeDevice("sa1", ip(n + "1"));
-        RxeDevice a2 = new RxeDevice("sa2", ip(n + "1"));
-        RxeDevice b = new RxeDevice("sb", ip(n + "2"));
+        String pre = ipv4.substring(0, 1);
+        for (String d : new String[] {"sa1", "sa2", "sa3", "sa4", "sb"}) {
+            System.setProperty("jrdma.ipv4." + pre + d, ipv4);
+        }
+        RxeDevice a1 = new RxeDevice(pre + "sa1", ip(n + "1"));
+        RxeDevice a2 = new RxeDevice(pre + "sa2", ip(n + "1"));
+        RxeDevice b = new RxeDevice(pre + "sb", ip(n + "2"));
         try (Arena arena = Arena.ofShared(); Context cb = b.open()) {
+            assertEquals(ipv4.equals("raw"), b.port() instanceof org.jrdma.rocev2.transport.RawIpv4PacketPort);
             Context c1 = a1.open();
             Context c2 = a2.open();
             ALL.add(c1);
@@ -154,7 +172,7 @@ class SharedDeviceTest {
             }
 
             // a third member (slot 2, index 2), with three flows
-            RxeDevice a4 = new RxeDevice("sa4", ip(n + "1"));
+            RxeDevice a4 = new RxeDevice(pre + "sa4", ip(n + "1"));
             Context c4 = a4.open();
             assertArrayEquals(new int[] {2 << 18, (3 << 18) - 1}, a4.qpnRange());
             End[] e4 = new End[3];
@@ -180,7 +198,7 @@ class SharedDeviceTest {
             }
             c4.close();
             // slot 0 is free again: a new member takes it, and both still work
-            RxeDevice a3 = new RxeDevice("sa3", ip(n + "1"));
+            RxeDevice a3 = new RxeDevice(pre + "sa3", ip(n + "1"));
             try (Context c3 = a3.open()) {
                 assertArrayEquals(new int[] {17, (1 << 18) - 1}, a3.qpnRange());
                 End e3 = End.of(c3, arena);
