@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * (SO_REUSEPORT, one effective UID), owns a <em>slot</em> of QPNs, and the kernel steers each
  * datagram to the process owning its BTH destination QPN ({@link SharedPort#steer}). No daemon:
  * the members coordinate through files in the device's runtime directory
- * ({@code $XDG_RUNTIME_DIR/jrdma/dev-ADDRESS-PORT}, else {@code /tmp/jrdma-EUID/dev-ADDRESS-PORT},
- * mode 0700):
+ * ({@code /tmp/jrdma-EUID/dev-ADDRESS-PORT}, {@link #directory}; {@code /tmp/jrdma-EUID} has mode
+ * 0700 and must belong to the user):
  * <ul>
  *   <li>{@code slot-N.lock}: slot N (0..{@value #SLOTS}-1, QPNs {@code N << 18} to
  *       {@code (N << 18) + 262143}, slot 0 from 17) is the process's while it holds a lock on the
@@ -133,13 +133,16 @@ final class DeviceShare {
         return (slot << SLOT_SHIFT) + (1 << SLOT_SHIFT) - 1;
     }
 
-    /** The runtime directory of the device on {@code address}:{@code udpPort}. */
+    /**
+     * The runtime directory of the device on {@code address}:{@code udpPort}:
+     * {@code /tmp/jrdma-EUID/dev-ADDRESS-PORT}. Always under {@code /tmp} (not {@code java.io.tmpdir}
+     * nor {@code $XDG_RUNTIME_DIR}, which differ between processes of one user: a login session
+     * and a cron job, a JVM started with another tmpdir), so that every process of the user finds
+     * the same files.
+     */
     static Path directory(InetAddress address, int udpPort) {
-        String xdg = System.getenv("XDG_RUNTIME_DIR");
-        Path base = xdg != null && !xdg.isBlank() && Files.isDirectory(Path.of(xdg)) ? Path.of(xdg, "jrdma")
-                : Path.of(System.getProperty("java.io.tmpdir", "/tmp"), "jrdma-" + UdpSocket.effectiveUid());
         String a = address.getHostAddress().replaceAll("[^A-Za-z0-9.]", "_");
-        return base.resolve("dev-" + a + "-" + udpPort);
+        return Path.of("/tmp", "jrdma-" + UdpSocket.effectiveUid(), "dev-" + a + "-" + udpPort);
     }
 
     /**
@@ -347,6 +350,10 @@ final class DeviceShare {
             Path base = dir.path.getParent();
             if (!Files.isDirectory(base)) {
                 Files.createDirectories(base, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+            Object owner = Files.getAttribute(base, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (!(owner instanceof Integer uid) || uid != UdpSocket.effectiveUid()) {
+                throw new IOException(base + " belongs to another user (uid " + owner + ")");
             }
             if (!Files.isDirectory(dir.path)) {
                 Files.createDirectories(dir.path);
