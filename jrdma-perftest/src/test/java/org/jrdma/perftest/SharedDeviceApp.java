@@ -27,8 +27,9 @@ import org.jrdma.verbs.WrOpcode;
 /**
  * An application on a device another process uses at the same time ({@link SharedDeviceProcessesTest}):
  * two RC QPs of device {@code args[0]} connected to each other, RDMA WRITEs of 64 KiB with a new
- * pattern each, every one checked, for {@code args[1]} seconds. Prints "app: N writes, QPNs A B" and
- * exits 0, or prints the failure and exits 1.
+ * pattern each, every one checked, until its standard input ends (or {@code args[1]} seconds pass).
+ * Prints "app: running" once the first write completed, then "app: N writes, QPNs A B" and exits 0,
+ * or prints the failure and exits 1.
  */
 public final class SharedDeviceApp {
     private SharedDeviceApp() {
@@ -36,6 +37,15 @@ public final class SharedDeviceApp {
 
     public static void main(String[] args) {
         long until = System.nanoTime() + Long.parseLong(args[1]) * 1_000_000_000L;
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                System.in.readAllBytes();
+            } catch (java.io.IOException ignored) {
+                // stop as at the end of the input
+            }
+            stop.set(true);
+        });
         int all = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE;
         try (Context ctx = Verbs.getDevice(args[0]).open(); Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = ctx.allocPd();
@@ -53,7 +63,7 @@ public final class SharedDeviceApp {
             MemoryRegion md = pd.regMr(dst, all);
             WorkCompletion[] wc = {new WorkCompletion()};
             long n = 0;
-            while (System.nanoTime() - until < 0) {
+            while (!stop.get() && System.nanoTime() - until < 0) {
                 for (int i = 0; i < 65536; i += 8) {
                     src.set(ValueLayout.JAVA_LONG, i, n * 0x9E3779B97F4A7C15L + i);
                 }
@@ -69,7 +79,9 @@ public final class SharedDeviceApp {
                 if (wc[0].status() != WcStatus.SUCCESS || src.mismatch(dst) != -1) {
                     throw new IllegalStateException("write " + n + ": " + wc[0]);
                 }
-                n++;
+                if (n++ == 0) {
+                    System.out.println("app: running");
+                }
             }
             System.out.println("app: " + n + " writes, QPNs " + a.qpNum() + " " + b.qpNum());
             a.close();

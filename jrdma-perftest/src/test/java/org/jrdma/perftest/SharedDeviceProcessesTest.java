@@ -92,19 +92,25 @@ class SharedDeviceProcessesTest {
         int port = TwoJvm.freeTcpPort();
         List<Proc> all = new ArrayList<>();
         try {
-            Proc app = new Proc(TwoJvm.java("org.jrdma.perftest.SharedDeviceApp", List.of("jrxe0", "8")), devices);
+            Proc app = new Proc(TwoJvm.java("org.jrdma.perftest.SharedDeviceApp", List.of("jrxe0", "120")), devices);
             all.add(app);
+            long started = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!app.lines().contains("app: running")) {
+                assertTrue(app.process.isAlive() && System.nanoTime() - started < 0, "the application did not run");
+                Thread.sleep(50);
+            }
             Proc s = server(devices, port, ARGS);
             all.add(s);
-            assertTrue(app.process.isAlive(), "the application ended before the tool started");
             Proc c = client(devices, port, ip[0], ARGS);
             all.add(c);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TwoJvm.LIMIT_SECONDS);
             ok(c.finish(deadline), "client");
             ok(s.finish(deadline), "server");
+            assertTrue(app.process.isAlive(), "the application ended while the tool ran");
+            app.process.getOutputStream().close(); // the application's input ends: it stops
             Run a = app.finish(deadline);
             assertEquals(0, a.exit(), "application:\n" + a.text());
-            assertTrue(a.out().stream().anyMatch(l -> l.startsWith("app: ")), a.text());
+            assertTrue(a.out().stream().anyMatch(l -> l.matches("app: \\d+ writes, QPNs \\d+ \\d+")), a.text());
         } finally {
             all.forEach(p -> p.process.destroyForcibly());
         }
