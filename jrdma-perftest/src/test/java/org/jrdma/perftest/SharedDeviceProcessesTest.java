@@ -139,7 +139,7 @@ class SharedDeviceProcessesTest {
             all.add(s2);
             s0.process.destroyForcibly();
             assertTrue(s0.process.waitFor(10, TimeUnit.SECONDS));
-            Thread.sleep(200); // the keepers look every 10 ms
+            Thread.sleep(300); // the keepers look every 50 ms
             Proc c1 = client(devices, p1, ip[0], Q8);
             all.add(c1);
             Proc c2 = client(devices, p2, ip[0], Q8);

@@ -74,7 +74,7 @@ final class DeviceShare {
     /** Slots of a 24-bit QPN space, i.e. at most this many processes per device. */
     static final int SLOTS = 1 << (24 - SLOT_SHIFT);
     /** How often the keeper looks at the member list, ms. */
-    static final int KEEPER_MILLIS = 10;
+    static final int KEEPER_MILLIS = 50;
 
     /** This JVM's state of one device directory: shared by the memberships of this JVM. */
     private static final class Dir {
