@@ -88,6 +88,13 @@ final class TwoJvm {
             });
         }
 
+        /** The lines printed so far. */
+        List<String> lines() {
+            synchronized (lines) {
+                return List.copyOf(lines);
+            }
+        }
+
         Run finish(long deadlineNanos) throws Exception {
             long left = deadlineNanos - System.nanoTime();
             if (!process.waitFor(Math.max(left, 0), TimeUnit.NANOSECONDS)) {

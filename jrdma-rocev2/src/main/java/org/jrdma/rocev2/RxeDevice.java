@@ -11,6 +11,7 @@ import org.jrdma.rocev2.transport.RxeAgent;
 import org.jrdma.rocev2.transport.UdpPacketPort;
 import org.jrdma.rocev2.transport.PcapTap;
 import org.jrdma.rocev2.transport.RawIpv4PacketPort;
+import org.jrdma.rocev2.transport.SharedPort;
 import org.jrdma.rocev2.net.RawIpv4Socket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,11 @@ import org.jrdma.verbs.VerbsException;
  * address as rxe forms a GID: IPv4 as {@code ::ffff:a.b.c.d}). The first {@link #open()} binds the
  * port and starts the device's I/O thread; closing the last context stops it.
  *
+ * <p>Several processes may open the same device at once, as they share an RNIC: each joins it
+ * ({@link DeviceShare}: SO_REUSEPORT on 4791, a slot of 262,144 QPNs per process claimed through a
+ * lock file, the kernel steering each datagram to the process owning its destination QPN), so QPNs
+ * stay unique on the device. Within one process, every open shares one device.
+ *
  * <p>For tests and loss benchmarks, {@code -Djrdma.faults=loss=0.01,dup=0,reorder=0,corrupt=0,seed=1}
  * (or {@code -Djrdma.faults.NAME=...} for one device) puts a {@link org.jrdma.rocev2.transport.FaultShim}
  * between the device's transport and the network; {@code -Djrdma.pcap=FILE} (or
@@ -46,6 +52,7 @@ public final class RxeDevice implements Device {
     private final long guid;
     private int opens;
     private PacketPort port;
+    private DeviceShare share;
     private RxeAgent agent;
     private SoftResources resources;
     private Counters counters;
@@ -88,6 +95,14 @@ public final class RxeDevice implements Device {
         return port;
     }
 
+    /**
+     * The QPNs this process hands out on the device while it is open, {@code {first, last}}
+     * ({@link DeviceShare}: its slot's range), or null when closed.
+     */
+    public synchronized int[] qpnRange() {
+        return share == null ? null : new int[] {share.firstQpn(), share.lastQpn()};
+    }
+
     /** GID 0. */
     public Gid gid() {
         return gid;
@@ -102,30 +117,36 @@ public final class RxeDevice implements Device {
             } catch (IllegalArgumentException e) {
                 throw new VerbsException(Errno.EINVAL, "device " + name + ": " + e.getMessage());
             }
-            PacketPort p = openPort(opts);
-            java.nio.file.Path pcap = opts.pcap();
-            if (pcap != null) {
-                try {
-                    byte[] a = address.getAddress();
-                    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
-                    p = a.length == 4 ? new PcapTap(p, pcap, false, b.getInt(), 0, 0)
-                            : new PcapTap(p, pcap, true, 0, b.getLong(), b.getLong(8));
-                } catch (java.io.IOException e) {
-                    p.close();
-                    throw new VerbsException(Errno.EIO, "device " + name + ": cannot write the capture " + pcap + ": " + e);
+            DeviceShare sh = DeviceShare.join(name, address, RoceV2.UDP_PORT, () -> openPort(opts));
+            PacketPort p = sh.port();
+            try {
+                java.nio.file.Path pcap = opts.pcap();
+                if (pcap != null) {
+                    try {
+                        byte[] a = address.getAddress();
+                        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
+                        p = a.length == 4 ? new PcapTap(p, pcap, false, b.getInt(), 0, 0)
+                                : new PcapTap(p, pcap, true, 0, b.getLong(), b.getLong(8));
+                    } catch (java.io.IOException e) {
+                        throw new VerbsException(Errno.EIO, "device " + name + ": cannot write the capture " + pcap + ": " + e);
+                    }
                 }
-            }
-            String faults = opts.faults();
-            if (faults != null) {
-                try {
-                    p = org.jrdma.rocev2.transport.FaultShim.parse(p, faults);
-                } catch (IllegalArgumentException e) {
-                    p.close();
-                    throw new VerbsException(Errno.EINVAL, "jrdma.faults: " + e.getMessage());
+                String faults = opts.faults();
+                if (faults != null) {
+                    try {
+                        p = org.jrdma.rocev2.transport.FaultShim.parse(p, faults);
+                    } catch (IllegalArgumentException e) {
+                        throw new VerbsException(Errno.EINVAL, "jrdma.faults: " + e.getMessage());
+                    }
                 }
+            } catch (RuntimeException e) {
+                PacketPort opened = p;
+                sh.leave(opened::close);
+                throw e;
             }
             port = p;
-            resources = new SoftResources();
+            share = sh;
+            resources = new SoftResources(sh.firstQpn(), sh.lastQpn());
             counters = new Counters();
             activeMtu = Mtu.largestNotAbove(interfaceMtu(address) - HEADER_OVERHEAD);
             agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096, activeMtu, opts);
@@ -140,7 +161,7 @@ public final class RxeDevice implements Device {
      * {@link DeviceOptions#ipv4Mode()} is {@code raw}, or is {@code auto} (the default) and raw sockets are permitted and the address is not a loopback address; else a UDP
      * socket.
      */
-    private PacketPort openPort(DeviceOptions opts) {
+    private SharedPort openPort(DeviceOptions opts) {
         String mode = opts.ipv4Mode();
         try {
             if (address instanceof java.net.Inet4Address a4) {
@@ -165,9 +186,11 @@ public final class RxeDevice implements Device {
     synchronized void contextClosed() {
         if (--opens == 0) {
             agent.stop();
-            port.close();
+            PacketPort p = port;
+            share.leave(p::close);
             agent = null;
             port = null;
+            share = null;
         }
     }
 

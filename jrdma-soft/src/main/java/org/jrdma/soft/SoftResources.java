@@ -18,7 +18,9 @@ public final class SoftResources implements ResourceCounts {
     private final SecureRandom random = new SecureRandom();
     /** The first QPN handed out; 0 and 1 are the special QPs (SMI, GSI), rxe starts at 17. */
     public static final int FIRST_QPN = 17;
-    private final AtomicInteger nextQpn = new AtomicInteger(FIRST_QPN);
+    private final int firstQpn;
+    private final int lastQpn;
+    private final AtomicInteger nextQpn;
     final AtomicInteger pdCount = new AtomicInteger();
     final AtomicInteger cqCount = new AtomicInteger();
 
@@ -42,6 +44,26 @@ public final class SoftResources implements ResourceCounts {
         return mrs.size();
     }
 
+    /** Tables handing out QPNs 17..2^24-1. */
+    public SoftResources() {
+        this(FIRST_QPN, 0xFFFFFF);
+    }
+
+    /**
+     * Tables handing out QPNs {@code firstQpn..lastQpn} only (a device shared by several processes
+     * gives each its own range, so QPNs stay unique on the device).
+     *
+     * @throws IllegalArgumentException unless {@code 17 <= firstQpn <= lastQpn <= 2^24-1}
+     */
+    public SoftResources(int firstQpn, int lastQpn) {
+        if (firstQpn < FIRST_QPN || firstQpn > lastQpn || lastQpn > 0xFFFFFF) {
+            throw new IllegalArgumentException("QPN range " + firstQpn + ".." + lastQpn + " is not within 17..16777215");
+        }
+        this.firstQpn = firstQpn;
+        this.lastQpn = lastQpn;
+        this.nextQpn = new AtomicInteger(firstQpn);
+    }
+
     /** A fresh random key, not 0 and not in use. */
     synchronized int newKey() {
         int k;
@@ -51,15 +73,15 @@ public final class SoftResources implements ResourceCounts {
         return k;
     }
 
-    /** The next free 24-bit QPN (≥ 17). */
+    /** The next free QPN of the range (wrapping around from its last to its first). */
     int newQpn() {
         for (;;) {
-            int q = nextQpn.getAndIncrement() & 0xFFFFFF;
-            if (q >= FIRST_QPN && !qps.containsKey(q)) {
+            int q = nextQpn.getAndIncrement();
+            if (q >= firstQpn && q <= lastQpn && !qps.containsKey(q)) {
                 return q;
             }
-            if (q < FIRST_QPN) {
-                nextQpn.compareAndSet(q + 1, FIRST_QPN);
+            if (q < firstQpn || q > lastQpn) {
+                nextQpn.compareAndSet(q + 1, firstQpn);
             }
         }
     }

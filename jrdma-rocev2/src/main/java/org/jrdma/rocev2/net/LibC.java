@@ -47,11 +47,14 @@ final class LibC {
     static final int SOL_SOCKET = 1;
     static final int SO_REUSEADDR = 2;
     static final int SO_ERROR = 4;
+    static final int SO_REUSEPORT = 15;
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
     static final int SO_ATTACH_FILTER = 26;
     static final int SO_SNDBUFFORCE = 32;
     static final int SO_RCVBUFFORCE = 33;
+    /** Classic BPF program choosing the socket of a SO_REUSEPORT group ({@code socket(7)}, Linux 4.5+). */
+    static final int SO_ATTACH_REUSEPORT_CBPF = 51;
     static final int SOL_IP = 0;
     static final int IP_TOS = 1;
     static final int IP_HDRINCL = 3;
@@ -202,6 +205,8 @@ final class LibC {
     /** int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo (as address, 0 = infinite), const sigset_t *mask (0)). */
     static final MethodHandle PPOLL = errnoHandle("ppoll",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    /** uid_t geteuid(void): the effective UID, which the kernel requires equal in one SO_REUSEPORT group. */
+    static final MethodHandle GETEUID = handle("geteuid", FunctionDescriptor.of(JAVA_INT));
     /** int close(int fd). */
     static final MethodHandle CLOSE = errnoHandle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     /** int eventfd(unsigned int initval, int flags). */

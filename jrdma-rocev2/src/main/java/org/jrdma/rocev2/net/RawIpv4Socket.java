@@ -256,6 +256,28 @@ public final class RawIpv4Socket implements AutoCloseable {
         }
     }
 
+    /**
+     * Replaces the receive filter so that, of the datagrams to its UDP port, this socket gets those
+     * whose BTH destination QPN {@code >>> shift} is {@code ownSlot} and, when {@code othersLive}
+     * is not null, also those whose slot is none of {@code othersLive} (the process answering for
+     * QPNs nobody owns); a raw socket sees every datagram, so each process sharing a device keeps its
+     * own. Datagrams too short for a BTH are dropped by the filter. Control path; the kernel swaps
+     * the filter atomically.
+     *
+     * @throws IllegalStateException for a send-only socket
+     * @throws NetException if the kernel refuses the filter
+     */
+    public synchronized void filterQpnSlot(int shift, int ownSlot, int[] othersLive) {
+        if (receiveFd < 0) {
+            throw new IllegalStateException("send-only raw socket");
+        }
+        if (closed) {
+            throw NetException.of("socket closed", LibC.EBADF);
+        }
+        SocketFilters.attach(receiveFd, SocketFilters.ipv4UdpDestinationPortAndQpnSlot(udpPort, shift, ownSlot,
+                othersLive), ctlErrno);
+    }
+
     /** True if this socket also receives ({@link #open}), false for {@link #openSender}. */
     public boolean canReceive() {
         return receiveFd >= 0;

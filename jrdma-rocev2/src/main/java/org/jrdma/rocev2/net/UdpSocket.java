@@ -24,7 +24,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  *   <li>IPv6: {@code IPV6_V6ONLY}, {@code IPV6_MTU_DISCOVER = IPV6_PMTUDISC_DO}, and
  *       {@code UDP_NO_CHECK6_RX} so that datagrams with UDP checksum 0 — which Linux rxe sends even
  *       over IPv6 — are delivered instead of dropped;</li>
- *   <li>{@code SO_REUSEADDR} off: one socket per device address and port;</li>
+ *   <li>{@code SO_REUSEADDR} off; {@code SO_REUSEPORT} only when asked ({@link Options#reusePort}):
+ *       then sockets of every process of the same effective UID may bind the same address and
+ *       port, and {@link #steerByQpnSlot} chooses which one gets each datagram;</li>
  *   <li>large {@code SO_RCVBUF}/{@code SO_SNDBUF} (asked with the {@code *FORCE} variants first,
  *       which need CAP_NET_ADMIN; what the kernel granted is in {@link #receiveBufferBytes()} and
  *       {@link #sendBufferBytes()});</li>
@@ -69,6 +71,7 @@ public final class UdpSocket implements AutoCloseable {
         private int trafficClass = -1;
         private boolean gro;
         private boolean receiveTrafficClass;
+        private boolean reusePort;
 
         /** The defaults. */
         public Options() {
@@ -122,6 +125,18 @@ public final class UdpSocket implements AutoCloseable {
          */
         public Options receiveTrafficClass(boolean on) {
             this.receiveTrafficClass = on;
+            return this;
+        }
+
+        /**
+         * SO_REUSEPORT (default false; {@code socket(7)}): the bind succeeds where sockets with
+         * SO_REUSEPORT of the same effective UID are bound to the same address and port already;
+         * they form a group in which the kernel gives each datagram to one socket (by the flow hash,
+         * or by a program, {@link #steerByQpnSlot}). The bind still fails with EADDRINUSE where a
+         * socket without it holds the port.
+         */
+        public Options reusePort(boolean on) {
+            this.reusePort = on;
             return this;
         }
 
@@ -211,6 +226,9 @@ public final class UdpSocket implements AutoCloseable {
         Waiter w = null;
         try {
             setInt(LibC.SOL_SOCKET, LibC.SO_REUSEADDR, 0, "SO_REUSEADDR");
+            if (o.reusePort) {
+                setInt(LibC.SOL_SOCKET, LibC.SO_REUSEPORT, 1, "SO_REUSEPORT");
+            }
             if (ipv6) {
                 setInt(LibC.SOL_IPV6, LibC.IPV6_V6ONLY, 1, "IPV6_V6ONLY");
                 setInt(LibC.SOL_IPV6, LibC.IPV6_MTU_DISCOVER, LibC.IPV6_PMTUDISC_DO, "IPV6_MTU_DISCOVER");
@@ -713,6 +731,37 @@ public final class UdpSocket implements AutoCloseable {
     public synchronized void discardAll() {
         ensureOpen();
         SocketFilters.attach(fd, SocketFilters.DROP_ALL, ctlErrno);
+    }
+
+    /**
+     * Gives the SO_REUSEPORT group this socket belongs to ({@link Options#reusePort}) a classic BPF
+     * program ({@code SO_ATTACH_REUSEPORT_CBPF}, {@code socket(7)}) that steers each RoCE v2
+     * datagram by its BTH destination QPN: the socket at index {@code i} of the group (the order in
+     * which the sockets joined; when one closes, the kernel moves the last into its place) gets the
+     * datagrams whose QPN {@code >>> shift} is {@code slotOfIndex[i]}; for any other QPN the kernel
+     * chooses a socket by the flow hash. The program belongs to the group, not to this socket: the
+     * last one attached by any member applies to all. Control path.
+     *
+     * @param shift       0..23
+     * @param slotOfIndex the QPN slot of each socket of the group, by index (at most 2000)
+     * @throws NetException if the kernel refuses it (e.g. EINVAL for a socket without SO_REUSEPORT)
+     */
+    public synchronized void steerByQpnSlot(int shift, int[] slotOfIndex) {
+        if (shift < 0 || shift > 23) {
+            throw new IllegalArgumentException("shift " + shift + " is not in 0..23");
+        }
+        ensureOpen();
+        SocketFilters.attach(fd, LibC.SO_ATTACH_REUSEPORT_CBPF, "SO_ATTACH_REUSEPORT_CBPF",
+                SocketFilters.reuseportByQpnSlot(shift, slotOfIndex), ctlErrno);
+    }
+
+    /** The effective UID of this process ({@code geteuid(2)}): one SO_REUSEPORT group has one. */
+    public static int effectiveUid() {
+        try {
+            return (int) LibC.GETEUID.invokeExact();
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        }
     }
 
     /** True once {@link #close()} was called. */

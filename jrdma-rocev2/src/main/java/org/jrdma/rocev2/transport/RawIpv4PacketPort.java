@@ -20,8 +20,13 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * port 4791, and so sees each packet's real Identification. A UDP socket stays bound to the address
  * and port and discards what it gets, so the kernel sends no ICMP port unreachable. Needs
  * CAP_NET_RAW ({@link RawIpv4Socket#permitted()}).
+ *
+ * <p>Shared by processes: the placeholder UDP socket is opened with SO_REUSEPORT (every process
+ * binds one; all discard), and since a raw socket sees every datagram, {@link #steer} gives each
+ * process's raw receiver a filter keeping the datagrams of its own QPN slot, and, in the member with
+ * the lowest slot, also those of slots nobody owns (counted there as unknown QPNs).
  */
-public final class RawIpv4PacketPort implements PacketPort {
+public final class RawIpv4PacketPort implements SharedPort {
     private static final int HEADERS = Ipv4Header.LENGTH + UdpHeader.LENGTH;
     private static final int TTL = 64;
 
@@ -53,7 +58,8 @@ public final class RawIpv4PacketPort implements PacketPort {
      *                                           or when the address cannot be bound
      */
     public static RawIpv4PacketPort open(Inet4Address address, int udpPort) {
-        UdpSocket placeholder = UdpSocket.open(address, udpPort, UdpSocket.Options.defaults().nonBlocking(true));
+        UdpSocket placeholder = UdpSocket.open(address, udpPort, UdpSocket.Options.defaults().nonBlocking(true)
+                .reusePort(true));
         RawIpv4Socket tx = null;
         try {
             placeholder.discardAll();
@@ -72,6 +78,19 @@ public final class RawIpv4PacketPort implements PacketPort {
     @Override
     public int sourcePort(int requested) {
         return requested;
+    }
+
+    @Override
+    public void steer(int shift, int[] slotOfIndex, int ownSlot) {
+        int lowest = ownSlot;
+        for (int s : slotOfIndex) {
+            lowest = Math.min(lowest, s);
+        }
+        int[] others = null;
+        if (lowest == ownSlot) { // this member answers for the QPNs nobody owns
+            others = java.util.Arrays.stream(slotOfIndex).filter(s -> s != ownSlot).toArray();
+        }
+        receiver.filterQpnSlot(shift, ownSlot, others);
     }
 
     @Override

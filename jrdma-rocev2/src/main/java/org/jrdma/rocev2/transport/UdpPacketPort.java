@@ -10,8 +10,16 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * 4791 receives ({@link UdpSocket}; on IPv6 it accepts rxe's zero UDP checksums); packets leave
  * from send-only sockets bound to the rxe-style source port of their flow ({@link SourcePort}), so
  * that ECMP spreads jrdma's flows as it spreads rxe's. One datagram per packet.
+ *
+ * <p>Shared by processes: the receive socket and the flow sockets are opened with SO_REUSEPORT, so
+ * every process of the same effective UID binds them; {@link #steer} gives the receive socket's
+ * reuseport group the program that sends each datagram to the process owning its destination QPN
+ * ({@link UdpSocket#steerByQpnSlot}). The flow sockets receive nothing (they discard all), so two
+ * processes' flow sockets on one port need no steering; where a flow port is held by a socket
+ * without SO_REUSEPORT, the packets of that flow leave from 4791 and {@link #sourcePort} says so,
+ * so the ICRC covers the port they really carry.
  */
-public final class UdpPacketPort implements PacketPort {
+public final class UdpPacketPort implements SharedPort {
     /** How long a send waits for room in a full socket buffer before the packet is dropped, ns. */
     private static final long SEND_WAIT_NANOS = 10_000_000;
     /** rxe's source ports are 0xC000..0xFFFF ({@link SourcePort}). */
@@ -45,8 +53,13 @@ public final class UdpPacketPort implements PacketPort {
      */
     public static UdpPacketPort open(InetAddress address, int port, boolean perFlow) {
         UdpSocket s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
-                .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20));
+                .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20).reusePort(true));
         return new UdpPacketPort(s, address, perFlow);
+    }
+
+    @Override
+    public void steer(int shift, int[] slotOfIndex, int ownSlot) {
+        socket.steerByQpnSlot(shift, slotOfIndex);
     }
 
     /**
@@ -73,10 +86,10 @@ public final class UdpPacketPort implements PacketPort {
         if (s == null) {
             try {
                 s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
-                        .sendBufferBytes(4 << 20).receiveBufferBytes(64 << 10));
+                        .sendBufferBytes(4 << 20).receiveBufferBytes(64 << 10).reusePort(true));
                 s.discardAll();
             } catch (RuntimeException e) {
-                s = socket; // the port is taken (another device, another program): send from 4791
+                s = socket; // taken by a socket without SO_REUSEPORT (another program): send from 4791
             }
             flowSockets.set(port - SPORT_BASE, s);
         }
