@@ -47,6 +47,9 @@ final class AckCoalescer {
     /** Sends every waiting ACK; under the receive lock. A QP's error is counted and logged, never thrown. */
     void flush() {
         int n = count;
+        if (n == 0) {
+            return; // no volatile write on the empty rounds of a polling loop
+        }
         for (int i = 0; i < n; i++) {
             RxeQp qp = list[i];
             list[i] = null;
