@@ -37,7 +37,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the UDP copies at the socket filter, so there is nothing to drain.
  *
  * <h2>Data path</h2>
- * {@link #send}, {@link #receive}, {@link #awaitReadable} and {@link #wakeup} allocate nothing and
+ * {@link #send}, {@link #sendBatch}, {@link #receive}, {@link #receiveBatch}, {@link #awaitReadable}
+ * and {@link #wakeup} allocate nothing and
  * follow {@link UdpSocket}'s return convention (bytes; 0 = would block; {@code -errno} for a
  * countable condition; {@link NetException} otherwise) and thread rules (one sender, one receiver).
  */
@@ -188,6 +189,64 @@ public final class RawIpv4Socket implements AutoCloseable {
             Reference.reachabilityFence(buf);
         }
         return n >= 0 ? (int) n : UdpSocket.sendError("sendto(raw)", LibC.errno(txErrno));
+    }
+
+    /**
+     * Sends slots {@code [first, first+count)} of {@code batch} (each filled with
+     * {@link UdpBatch#setSend}: a whole IPv4 datagram, header first, to an IPv4 destination) with one
+     * {@code sendmmsg(2)}.
+     *
+     * @return the number of slots sent (send the rest again if fewer); 0 if it would block;
+     *         {@code -errno} as in {@link UdpSocket#sendTo} when the first slot failed
+     */
+    public int sendBatch(UdpBatch batch, int first, int count) {
+        if (closed) {
+            throw NetException.of("socket closed", LibC.EBADF);
+        }
+        long vec = batch.vector(first, count);
+        batch.checkSend(first, count, LibC.AF_INET);
+        int n;
+        try {
+            do {
+                n = (int) LibC.SENDMMSG.invokeExact(txErrno, sendFd, vec, count, 0);
+            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(batch);
+        }
+        return n >= 0 ? n : UdpSocket.sendError("sendmmsg(raw)", LibC.errno(txErrno));
+    }
+
+    /**
+     * Receives up to {@code count} whole IPv4 datagrams into slots {@code [0, count)} of
+     * {@code batch} (each filled with {@link UdpBatch#setReceive}) with one {@code recvmmsg(2)},
+     * without blocking (MSG_DONTWAIT). Per slot: {@link UdpBatch#length} (the IPv4 Total Length),
+     * {@link UdpBatch#address} (port 0) and {@link UdpBatch#truncated}.
+     *
+     * @return the number of slots filled; 0 if nothing is there; {@code -errno} as for {@link #receive}
+     * @throws IllegalStateException for a send-only socket
+     */
+    public int receiveBatch(UdpBatch batch, int count) {
+        if (closed) {
+            throw NetException.of("socket closed", LibC.EBADF);
+        }
+        if (receiveFd < 0) {
+            throw new IllegalStateException("send-only raw socket");
+        }
+        long vec = batch.vector(0, count);
+        batch.prepareReceive(count, false);
+        int n;
+        try {
+            do {
+                n = (int) LibC.RECVMMSG.invokeExact(rxErrno, receiveFd, vec, count, LibC.MSG_DONTWAIT, 0L);
+            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+        } catch (Throwable t) {
+            throw LibC.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(batch);
+        }
+        return n >= 0 ? n : UdpSocket.receiveError("recvmmsg(raw)", LibC.errno(rxErrno));
     }
 
     /**

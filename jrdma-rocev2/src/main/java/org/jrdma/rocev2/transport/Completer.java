@@ -152,11 +152,6 @@ final class Completer {
         qp.timerChanged();
     }
 
-    /** Whether a timer runs. */
-    boolean hasTimer() {
-        return retransmitDeadline != 0 || rnrDeadline != 0;
-    }
-
     /** The earliest deadline (retransmission, RNR wait), System.nanoTime ns, 0 when no timer runs. */
     long nextDeadline() {
         long a = retransmitDeadline;

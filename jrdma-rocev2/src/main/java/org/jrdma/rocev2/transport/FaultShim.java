@@ -12,11 +12,21 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  *
  * <p>Configured as {@code loss=0.01,dup=0.01,reorder=0.01,corrupt=0.01,seed=42} (any subset; rates
  * are probabilities per packet in [0, 1]).
+ *
+ * <p>Trains ({@link #sendTrain}) are taken apart: each packet of a train is lost, duplicated,
+ * reordered or corrupted on its own, as if sent alone (with no fault configured a train goes to
+ * the inner port as it is). Received packets pass untouched.
+ *
+ * <p>Threads: the send side is serialized on this shim (its random sequence and the held-back
+ * packet); the receive side is the inner port's.
  */
 public final class FaultShim extends ForwardingPacketPort {
     private final double loss, dup, reorder, corrupt;
     private final SplittableRandom random;
     private final PacketBuffer held = PacketBuffer.allocate(RxeQp.MAX_PACKET);
+    /** One packet of a train, copied to offset 0 (allocated at the first train). */
+    private PacketBuffer trainPacket;
+    private final boolean faultless;
     private final SockAddr heldDst = new SockAddr();
     private int heldLen, heldSrcPort, heldId;
     private long dropped, duplicated, reordered, corrupted;
@@ -29,6 +39,7 @@ public final class FaultShim extends ForwardingPacketPort {
         this.reorder = check(reorder);
         this.corrupt = check(corrupt);
         this.random = new SplittableRandom(seed);
+        this.faultless = loss == 0 && dup == 0 && reorder == 0 && corrupt == 0;
     }
 
     private static double check(double p) {
@@ -102,6 +113,30 @@ public final class FaultShim extends ForwardingPacketPort {
             forward(buf, len, dst, srcPort, ipv4Id);
         }
         return ok;
+    }
+
+    /** Sends each packet of the train through {@link #send}: faults strike packets one by one. */
+    @Override
+    public int sendTrain(PacketBuffer buf, int segmentSize, int count, int lastLength, SockAddr dst, int srcPort,
+                         int firstIpv4Id) {
+        PacketPort.trainLength(segmentSize, count, lastLength, buf.capacity());
+        if (faultless) {
+            return inner.sendTrain(buf, segmentSize, count, lastLength, dst, srcPort, firstIpv4Id);
+        }
+        synchronized (this) {
+            if (trainPacket == null || trainPacket.capacity() < segmentSize) {
+                trainPacket = PacketBuffer.allocate(Math.max(segmentSize, RxeQp.MAX_PACKET));
+            }
+            int sent = 0;
+            for (int i = 0; i < count; i++) {
+                int len = i == count - 1 ? lastLength : segmentSize;
+                java.lang.foreign.MemorySegment.copy(buf.seg, (long) i * segmentSize, trainPacket.seg, 0, len);
+                if (send(trainPacket, len, dst, srcPort, firstIpv4Id == 0 ? 0 : (firstIpv4Id + i) & 0xFFFF)) {
+                    sent++;
+                }
+            }
+            return sent;
+        }
     }
 
     private boolean forward(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {

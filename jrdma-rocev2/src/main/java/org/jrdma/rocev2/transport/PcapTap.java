@@ -18,7 +18,12 @@ import org.slf4j.LoggerFactory;
  * can see: the capture shows 0 there (and pcap-check reports the ICRC of those packets as matching
  * another ID); the raw IPv4 port and IPv6 record exact headers. Enabled with
  * {@code -Djrdma.pcap=FILE} (one device) or {@code -Djrdma.pcap.NAME=FILE}. A write error stops
- * the capture (logged once); it never disturbs the traffic.
+ * the capture (logged once); it never disturbs the traffic. Each packet of a train and of a burst
+ * is recorded as its own frame (a train's packet {@code i} with Identification
+ * {@code firstIpv4Id + i}).
+ *
+ * <p>Threads: those of {@link PacketPort}; frames are written under the writer's lock, so that
+ * sending and receiving threads interleave whole frames.
  */
 public final class PcapTap extends ForwardingPacketPort {
     private static final Logger LOG = LoggerFactory.getLogger(PcapTap.class);
@@ -62,20 +67,24 @@ public final class PcapTap extends ForwardingPacketPort {
     }
 
     @Override
-    public int receive(PacketBuffer buf, SockAddr from) {
-        int n = inner.receive(buf, from);
+    public int sendTrain(PacketBuffer buf, int segmentSize, int count, int lastLength, SockAddr dst, int srcPort,
+                         int firstIpv4Id) {
+        int n = inner.sendTrain(buf, segmentSize, count, lastLength, dst, srcPort, firstIpv4Id);
         if (n > 0 && !failed) {
+            int sport = inner.sourcePort(srcPort);
             synchronized (writer) {
                 try {
                     long ts = epochOffsetNanos + System.nanoTime();
-                    if (ipv6) {
-                        writer.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, 0, 0, 64, from.port(),
-                                RoceV2.UDP_PORT, buf, 0, n);
-                    } else {
-                        long idFlags = inner.lastIpv4IdAndFlags();
-                        writer.writeIpv4(ts, from.ipv4(), ipv4, idFlags >= 0 ? (int) (idFlags >>> 16) : 0,
-                                idFlags >= 0 ? (int) (idFlags & 0xFFFF) : 0x4000, 0, 64, from.port(), RoceV2.UDP_PORT,
-                                buf, 0, n);
+                    for (int i = 0; i < n; i++) {
+                        int off = i * segmentSize;
+                        int len = i == count - 1 ? lastLength : segmentSize;
+                        if (ipv6) {
+                            writer.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(),
+                                    buf, off, len);
+                        } else {
+                            int id = firstIpv4Id == 0 ? 0 : (firstIpv4Id + i) & 0xFFFF;
+                            writer.writeIpv4(ts, ipv4, dst.ipv4(), id, 0x4000, 0, 64, sport, dst.port(), buf, off, len);
+                        }
                     }
                 } catch (IOException | RuntimeException e) {
                     fail(e);
@@ -83,6 +92,49 @@ public final class PcapTap extends ForwardingPacketPort {
             }
         }
         return n;
+    }
+
+    @Override
+    public int receive(PacketBuffer buf, SockAddr from) {
+        int n = inner.receive(buf, from);
+        if (n > 0 && !failed) {
+            synchronized (writer) {
+                capture(buf, n, from, inner.lastIpv4IdAndFlags());
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int receiveBurst(PacketBurst burst) {
+        int n = inner.receiveBurst(burst);
+        if (n > 0 && !failed) {
+            synchronized (writer) {
+                for (int i = 0; i < n && !failed; i++) {
+                    if (burst.length(i) > 0) {
+                        capture(burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i));
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Writes one received packet; under the writer's lock. */
+    private void capture(PacketBuffer buf, int n, SockAddr from, long idFlags) {
+        try {
+            long ts = epochOffsetNanos + System.nanoTime();
+            if (ipv6) {
+                writer.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, 0, 0, 64, from.port(),
+                        RoceV2.UDP_PORT, buf, 0, n);
+            } else {
+                writer.writeIpv4(ts, from.ipv4(), ipv4, idFlags >= 0 ? (int) (idFlags >>> 16) : 0,
+                        idFlags >= 0 ? (int) (idFlags & 0xFFFF) : 0x4000, 0, 64, from.port(), RoceV2.UDP_PORT,
+                        buf, 0, n);
+            }
+        } catch (IOException | RuntimeException e) {
+            fail(e);
+        }
     }
 
     private void fail(Exception e) {

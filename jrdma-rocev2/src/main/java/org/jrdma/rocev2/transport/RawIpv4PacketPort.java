@@ -25,6 +25,14 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * binds one; all discard), and since a raw socket sees every datagram, {@link #steer} gives each
  * process's raw receiver a filter keeping the datagrams of its own QPN slot, and, in the member with
  * the lowest slot, also those of slots nobody owns (counted there as unknown QPNs).
+ *
+ * <p>Trains ({@link #sendTrain}) go out with one {@code sendmmsg(2)}, each packet with its own IP
+ * and UDP headers and its own Identification ({@link #nextIpv4Ids}); bursts ({@link #receiveBurst})
+ * come with one {@code recvmmsg(2)}, each datagram's real Identification kept.
+ *
+ * <p>Threads: as {@link PacketPort}. Sends from several threads at once are safe (each sending
+ * thread builds its headers in its own scratch memory; the Identification counter is atomic); one
+ * thread at a time receives.
  */
 public final class RawIpv4PacketPort implements SharedPort {
     private static final int HEADERS = Ipv4Header.LENGTH + UdpHeader.LENGTH;
@@ -38,6 +46,24 @@ public final class RawIpv4PacketPort implements SharedPort {
     private final AtomicInteger ipId;
     private final ThreadLocal<PacketBuffer> txScratch = ThreadLocal.withInitial(() -> PacketBuffer.allocate(65536));
     private final PacketBuffer rxScratch = PacketBuffer.allocate(65536 + HEADERS);
+    /** Per sending thread: headers + packets of a train, and their descriptors (created at its first train). */
+    private final ThreadLocal<TrainScratch> trainScratch = ThreadLocal.withInitial(() -> new TrainScratch(RxeQp.MAX_PACKET));
+    /** Whole datagrams of a burst and their descriptors (receiving thread only; created at the first burst). */
+    private PacketBuffer[] rxBurstScratch;
+    private org.jrdma.rocev2.net.UdpBatch rxBatch;
+    private long parsedIdFlags;
+
+    private static final class TrainScratch {
+        /** Bytes per packet: IP and UDP headers and a segment. */
+        final int slotBytes;
+        final PacketBuffer buf;
+        final org.jrdma.rocev2.net.UdpBatch batch = new org.jrdma.rocev2.net.UdpBatch(PacketPort.MAX_TRAIN);
+
+        TrainScratch(int segmentBytes) {
+            slotBytes = HEADERS + segmentBytes;
+            buf = PacketBuffer.allocate(PacketPort.MAX_TRAIN * slotBytes);
+        }
+    }
     private final SockAddr rawFrom = new SockAddr();
     private long lastIdFlags = -1;
 
@@ -104,6 +130,19 @@ public final class RawIpv4PacketPort implements SharedPort {
     }
 
     @Override
+    public int nextIpv4Ids(int count) {
+        if (count < 1 || count > MAX_TRAIN) {
+            throw new IllegalArgumentException("count " + count);
+        }
+        for (;;) {
+            int first = ipId.getAndAdd(count) & 0xFFFF;
+            if (first != 0 && first + count - 1 <= 0xFFFF) {
+                return first;
+            }
+        }
+    }
+
+    @Override
     public boolean writesIpHeader() {
         return true;
     }
@@ -134,6 +173,48 @@ public final class RawIpv4PacketPort implements SharedPort {
         }
     }
 
+    /** Builds each packet's IP and UDP headers in front of a copy of it and sends them all with one sendmmsg. */
+    @Override
+    public int sendTrain(PacketBuffer buf, int segmentSize, int count, int lastLength, SockAddr dst, int srcPort,
+                         int firstIpv4Id) {
+        PacketPort.trainLength(segmentSize, count, lastLength, buf.capacity());
+        TrainScratch t = trainScratch.get();
+        if (t.slotBytes < HEADERS + segmentSize) { // larger than a RoCE packet: not on the data path
+            t = new TrainScratch(segmentSize);
+            trainScratch.set(t);
+        }
+        MemorySegment s = t.buf.seg;
+        for (int i = 0; i < count; i++) {
+            int len = i == count - 1 ? lastLength : segmentSize;
+            long at = (long) i * t.slotBytes;
+            Ipv4Header.write(s, at, 0, HEADERS + len, (firstIpv4Id + i) & 0xFFFF, true, TTL, Ipv4Header.PROTOCOL_UDP,
+                    localAddress, dst.ipv4());
+            UdpHeader.write(s, at + Ipv4Header.LENGTH, srcPort, dst.port(), UdpHeader.LENGTH + len, 0);
+            MemorySegment.copy(buf.seg, (long) i * segmentSize, s, at + HEADERS, len);
+            t.batch.setSend(i, s, at, HEADERS + len, dst);
+        }
+        int done = 0;
+        long deadline = 0;
+        while (done < count) {
+            int r = sender.sendBatch(t.batch, done, count - done);
+            if (r > 0) {
+                done += r;
+                continue;
+            }
+            if (r < 0) {
+                break;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + 10_000_000;
+            } else if (now - deadline > 0) {
+                break;
+            }
+            Thread.yield();
+        }
+        return done;
+    }
+
     @Override
     public int receive(PacketBuffer buf, SockAddr from) {
         for (;;) {
@@ -141,24 +222,73 @@ public final class RawIpv4PacketPort implements SharedPort {
             if (n <= 0) {
                 return n;
             }
-            MemorySegment s = rxScratch.seg;
-            int ihl = Ipv4Header.headerLength(s, 0);
-            if (n < ihl + UdpHeader.LENGTH || Ipv4Header.destination(s, 0) != localAddress
-                    || UdpHeader.destinationPort(s, ihl) != udpPort) {
+            int payload = parse(rxScratch.seg, n, buf, from);
+            if (payload == OTHER) {
                 continue; // another address's traffic on the same host
             }
-            int udpLen = UdpHeader.length(s, ihl);
-            int payload = Math.min(udpLen, n - ihl) - UdpHeader.LENGTH;
-            if (payload < 0 || payload > buf.capacity()) {
-                return -1;
+            if (payload >= 0) {
+                lastIdFlags = parsedIdFlags;
             }
-            MemorySegment.copy(s, ihl + UdpHeader.LENGTH, buf.seg, 0, payload);
-            from.setIpv4(Ipv4Header.source(s, 0), UdpHeader.sourcePort(s, ihl));
-            lastIdFlags = ((long) Ipv4Header.identification(s, 0) << 16)
-                    | (Short.toUnsignedInt(s.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(
-                            java.nio.ByteOrder.BIG_ENDIAN), 6)));
             return payload;
         }
+    }
+
+    /** One {@code recvmmsg(2)} of whole datagrams; each one's UDP payload is copied into its slot. */
+    @Override
+    public int receiveBurst(PacketBurst burst) {
+        int cap = burst.capacity();
+        if (rxBatch == null || rxBurstScratch.length != cap) { // the first burst (a device has one)
+            rxBurstScratch = new PacketBuffer[cap];
+            rxBatch = new org.jrdma.rocev2.net.UdpBatch(cap);
+            for (int i = 0; i < cap; i++) {
+                rxBurstScratch[i] = PacketBuffer.allocate(burst.slotBytes() + 60 + UdpHeader.LENGTH);
+                rxBatch.setReceive(i, rxBurstScratch[i].seg, 0, rxBurstScratch[i].capacity());
+            }
+        }
+        int n = receiver.receiveBatch(rxBatch, cap);
+        if (n < 0) {
+            burst.set(0, n, -1);
+            return 1;
+        }
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+            int len = rxBatch.truncated(i) ? -1 : rxBatch.length(i);
+            int payload = len < 0 ? -1 : parse(rxBurstScratch[i].seg, len, burst.buffer(j), burst.from(j));
+            if (payload == OTHER) {
+                continue;
+            }
+            burst.set(j, payload, payload >= 0 ? parsedIdFlags : -1);
+            j++;
+        }
+        return j;
+    }
+
+    /** {@link #parse}'s answer for a datagram to another address or port of this host. */
+    private static final int OTHER = Integer.MIN_VALUE;
+
+    /**
+     * Copies the UDP payload of the whole datagram {@code s[0, n)} into {@code buf} and its source
+     * into {@code from}, and sets {@link #parsedIdFlags}.
+     *
+     * @return the payload's length; -1 when it does not fit; {@link #OTHER} when not for this port
+     */
+    private int parse(MemorySegment s, int n, PacketBuffer buf, SockAddr from) {
+        int ihl = Ipv4Header.headerLength(s, 0);
+        if (n < ihl + UdpHeader.LENGTH || Ipv4Header.destination(s, 0) != localAddress
+                || UdpHeader.destinationPort(s, ihl) != udpPort) {
+            return OTHER;
+        }
+        int udpLen = UdpHeader.length(s, ihl);
+        int payload = Math.min(udpLen, n - ihl) - UdpHeader.LENGTH;
+        if (payload < 0 || payload > buf.capacity()) {
+            return -1;
+        }
+        MemorySegment.copy(s, ihl + UdpHeader.LENGTH, buf.seg, 0, payload);
+        from.setIpv4(Ipv4Header.source(s, 0), UdpHeader.sourcePort(s, ihl));
+        parsedIdFlags = ((long) Ipv4Header.identification(s, 0) << 16)
+                | (Short.toUnsignedInt(s.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(
+                        java.nio.ByteOrder.BIG_ENDIAN), 6)));
+        return payload;
     }
 
     @Override

@@ -342,10 +342,6 @@ public final class RxeQp implements QpTransport {
         core.raiseCqErrors();
     }
 
-    boolean hasTimer() {
-        return completer.hasTimer();
-    }
-
     /**
      * The earliest of the QP's timer deadlines (retransmission, RNR wait), System.nanoTime ns, or 0
      * when no timer runs. Under the QP's lock.

@@ -9,7 +9,7 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * The plain UDP path: one non-blocking libc socket bound to the device's address and UDP port
  * 4791 receives ({@link UdpSocket}; on IPv6 it accepts rxe's zero UDP checksums); packets leave
  * from send-only sockets bound to the rxe-style source port of their flow ({@link SourcePort}), so
- * that ECMP spreads jrdma's flows as it spreads rxe's. One datagram per packet.
+ * that ECMP spreads jrdma's flows as it spreads rxe's; one datagram per packet, or a train (below).
  *
  * <p>Shared by processes: the receive socket and the flow sockets are opened with SO_REUSEPORT, so
  * every process of the same effective UID binds them; {@link #steer} gives the receive socket's
@@ -18,6 +18,19 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * processes' flow sockets on one port need no steering; where a flow port is held by a socket
  * without SO_REUSEPORT, the packets of that flow leave from 4791 and {@link #sourcePort} says so,
  * so the ICRC covers the port they really carry.
+ *
+ * <p>Trains ({@link #sendTrain}) go out with UDP GSO where the kernel has it ({@code UDP_SEGMENT}:
+ * one {@code sendmmsg(2)} entry per up to 64 segments, the kernel cuts them), else as one
+ * {@code sendmmsg(2)} of single datagrams. Over IPv4 the kernel chooses the Identification of each
+ * segment: where it segments on the way out (software GSO towards a NIC) it numbers them one by
+ * one from the first's (0 on an unconnected socket with DF), on loopback every segment keeps the
+ * first's; so over IPv4 only jrdma peers, which solve for it, are sure to accept every packet of a
+ * train (Linux rxe checks the ICRC with the Identification it sees). Over IPv6 the ICRC is exact.
+ * Bursts ({@link #receiveBurst}) come with one {@code recvmmsg(2)}.
+ *
+ * <p>Threads: as {@link PacketPort}. Sends from several threads at once are safe (each sending
+ * thread has its own train descriptors; flow sockets are opened and connected under this port's
+ * lock, once); one thread at a time receives.
  */
 public final class UdpPacketPort implements SharedPort {
     /** How long a send waits for room in a full socket buffer before the packet is dropped, ns. */
@@ -39,6 +52,13 @@ public final class UdpPacketPort implements SharedPort {
             new java.util.concurrent.atomic.AtomicReferenceArray<>(0x4000);
     /** {@link #flowPeers} entry of a flow socket left unconnected (an unset address: matches no destination). */
     private static final SockAddr UNCONNECTED = new SockAddr();
+
+    /** Per sending thread: the descriptors of a train (created at its first train). */
+    private final ThreadLocal<org.jrdma.rocev2.net.UdpBatch> trainBatch =
+            ThreadLocal.withInitial(() -> new org.jrdma.rocev2.net.UdpBatch(PacketPort.MAX_TRAIN));
+    /** The receive descriptors, bound to the slots of {@link #rxBurst} (receiving thread only). */
+    private org.jrdma.rocev2.net.UdpBatch rxBatch;
+    private PacketBurst rxBurst;
 
     private UdpPacketPort(UdpSocket socket, java.net.InetAddress address, boolean perFlowPorts) {
         this.socket = socket;
@@ -166,6 +186,82 @@ public final class UdpPacketPort implements SharedPort {
             r = connected ? socket.send(buf.seg, 0, len) : socket.sendTo(buf.seg, 0, len, dst);
         } while (r == 0 && System.nanoTime() - deadline < 0);
         return r > 0;
+    }
+
+    @Override
+    public int nextIpv4Ids(int count) {
+        return 0;
+    }
+
+    @Override
+    public int sendTrain(PacketBuffer buf, int segmentSize, int count, int lastLength, SockAddr dst, int srcPort,
+                         int firstIpv4Id) {
+        PacketPort.trainLength(segmentSize, count, lastLength, buf.capacity());
+        if (count == 1) {
+            return send(buf, lastLength, dst, srcPort, firstIpv4Id) ? 1 : 0;
+        }
+        UdpSocket s = flowSocket(srcPort);
+        org.jrdma.rocev2.net.UdpBatch b = trainBatch.get();
+        int slots = 0;
+        int perSlot = 1;
+        if (s.supportsGso()) {
+            int max = dst.isIpv6() ? UdpSocket.MAX_IPV6_PAYLOAD : UdpSocket.MAX_IPV4_PAYLOAD;
+            perSlot = Math.max(1, Math.min(UdpSocket.MAX_GSO_SEGMENTS, max / segmentSize));
+        }
+        for (int first = 0; first < count; first += perSlot) {
+            int k = Math.min(perSlot, count - first);
+            int len = (k - 1) * segmentSize + (first + k == count ? lastLength : segmentSize);
+            b.setSendGso(slots++, buf.seg, (long) first * segmentSize, len, k > 1 ? segmentSize : 0, dst);
+        }
+        int done = 0;
+        long deadline = 0;
+        while (done < slots) {
+            int r = s.sendBatch(b, done, slots - done);
+            if (r > 0) {
+                done += r;
+                continue;
+            }
+            if (r < 0) {
+                break; // the next slot's packets are dropped (the caller counts them)
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + SEND_WAIT_NANOS;
+            } else if (now - deadline > 0) {
+                break;
+            }
+            Thread.yield();
+        }
+        return Math.min(count, done * perSlot);
+    }
+
+    /** Whether trains from the bound port go out with UDP GSO (the kernel has {@code UDP_SEGMENT}). */
+    boolean trainsUseGso() {
+        return socket.supportsGso();
+    }
+
+    /** One {@code recvmmsg(2)}; the source addresses are copied into the burst's slots. */
+    @Override
+    public int receiveBurst(PacketBurst burst) {
+        org.jrdma.rocev2.net.UdpBatch b = rxBatch;
+        if (rxBurst != burst) { // the first burst (a device has one): bind the descriptors to its slots
+            b = new org.jrdma.rocev2.net.UdpBatch(burst.capacity());
+            for (int i = 0; i < burst.capacity(); i++) {
+                b.setReceive(i, burst.buffer(i).seg, 0, burst.slotBytes());
+            }
+            rxBatch = b;
+            rxBurst = burst;
+        }
+        int n = socket.receiveBatch(b, burst.capacity());
+        if (n < 0) { // a pending ICMP error: report it as one dropped datagram
+            burst.set(0, n, -1);
+            return 1;
+        }
+        for (int i = 0; i < n; i++) {
+            burst.from(i).copyFrom(b.address(i));
+            burst.set(i, b.truncated(i) ? -1 : b.length(i), -1);
+        }
+        return n;
     }
 
     @Override

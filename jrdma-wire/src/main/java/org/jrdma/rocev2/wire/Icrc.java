@@ -234,12 +234,12 @@ public final class Icrc {
 
     private int finish(byte[] p, int bthAt, int pseudoLength, PacketBuffer buf, int pos, int len) {
         ByteBuffer v = buf.crcView;
+        v.limit(pos + len); // first: the absolute get checks against the limit an earlier packet left
         v.get(pos, p, bthAt, Bth.LENGTH);
         p[bthAt + 4] = (byte) 0xff;         // FECN, BECN, resv6 masked
         CRC32 c = crc;
         c.reset();
         c.update(p, 0, pseudoLength);
-        v.limit(pos + len);
         v.position(pos + Bth.LENGTH);
         c.update(v);
         return (int) c.getValue();
