@@ -22,27 +22,32 @@ import org.jrdma.verbs.PortState;
 import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.ext.HardwareCounters;
+import org.jrdma.verbs.ext.PacketCapture;
 import org.jrdma.verbs.ext.ResourceCounts;
 
 /**
  * An open software RoCE v2 device. Its extensions ({@link #extension(Class)}): the device's
  * {@link HardwareCounters} (rxe's hw_counters names, then jrdma's {@code rcvd_drop_*} and others:
- * the names {@code jrdma stat} shows) and {@link ResourceCounts} (live PDs, CQs, QPs and MRs over
- * every context open on the device in this process). Both are shared by the device's contexts and
- * start from zero when the device is opened again after its last context closed.
+ * the names {@code jrdma stat} shows), {@link ResourceCounts} (live PDs, CQs, QPs and MRs over
+ * every context open on the device in this process) and {@link PacketCapture} (a pcap of what the
+ * device sends and receives in this process). All are shared by the device's contexts; counters
+ * start from zero and a capture stops when the device's last context closes.
  */
 public final class RxeContext extends SoftContext {
     private final RxeDevice device;
     private final RxeAgent agent;
     private final Counters counters;
     private final Mtu activeMtu;
+    private final DeviceCapture capture;
 
-    RxeContext(RxeDevice device, SoftResources resources, RxeAgent agent, Counters counters, Mtu activeMtu) {
+    RxeContext(RxeDevice device, SoftResources resources, RxeAgent agent, Counters counters, Mtu activeMtu,
+               DeviceCapture capture) {
         super(resources);
         this.device = device;
         this.agent = agent;
         this.counters = counters;
         this.activeMtu = activeMtu;
+        this.capture = capture;
     }
 
     @Override
@@ -71,6 +76,9 @@ public final class RxeContext extends SoftContext {
         }
         if (type == ResourceCounts.class) {
             return Optional.of(type.cast(resources()));
+        }
+        if (type == PacketCapture.class) {
+            return Optional.of(type.cast(capture));
         }
         return Optional.empty();
     }

@@ -54,6 +54,8 @@ public final class RxeDevice implements Device {
     private PacketPort port;
     private DeviceShare share;
     private RxeAgent agent;
+    /** The packet capture of the open device (its tap sits under the fault shim). */
+    private DeviceCapture capture;
     private SoftResources resources;
     private Counters counters;
     private Mtu activeMtu;
@@ -120,16 +122,14 @@ public final class RxeDevice implements Device {
             DeviceShare sh = DeviceShare.join(name, address, RoceV2.UDP_PORT, () -> openPort(opts));
             PacketPort p = sh.port();
             try {
-                java.nio.file.Path pcap = opts.pcap();
-                if (pcap != null) {
-                    try {
-                        byte[] a = address.getAddress();
-                        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
-                        p = a.length == 4 ? new PcapTap(p, pcap, false, b.getInt(), 0, 0)
-                                : new PcapTap(p, pcap, true, 0, b.getLong(), b.getLong(8));
-                    } catch (java.io.IOException e) {
-                        throw new VerbsException(Errno.EIO, "device " + name + ": cannot write the capture " + pcap + ": " + e);
-                    }
+                byte[] a = address.getAddress();
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
+                PcapTap tap = a.length == 4 ? new PcapTap(p, false, b.getInt(), 0, 0)
+                        : new PcapTap(p, true, 0, b.getLong(), b.getLong(8));
+                p = tap;
+                capture = new DeviceCapture(name, tap);
+                if (opts.pcap() != null) {
+                    capture.start(opts.pcap());
                 }
                 String faults = opts.faults();
                 if (faults != null) {
@@ -153,7 +153,7 @@ public final class RxeDevice implements Device {
             agent.start();
         }
         opens++;
-        return new RxeContext(this, resources, agent, counters, activeMtu);
+        return new RxeContext(this, resources, agent, counters, activeMtu, capture);
     }
 
     /**

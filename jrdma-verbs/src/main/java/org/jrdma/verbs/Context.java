@@ -42,8 +42,9 @@ public interface Context extends AutoCloseable {
      * A provider extension of this context, like the {@code *dv} and statistics interfaces of rdma-core
      * providers: {@link org.jrdma.verbs.ext.HardwareCounters} (the device's counters, with rxe's
      * names on the software RoCE v2 provider), {@link org.jrdma.verbs.ext.ResourceCounts} (the
-     * device's live objects, as {@code rdma resource show} counts them). Applications ask for an
-     * extension by its interface and must cope with its absence.
+     * device's live objects, as {@code rdma resource show} counts them),
+     * {@link org.jrdma.verbs.ext.PacketCapture} (start and stop a pcap of the device's packets).
+     * Applications ask for an extension by its interface and must cope with its absence.
      *
      * @param type the extension's interface
      * @return the extension, or empty when this provider does not offer it

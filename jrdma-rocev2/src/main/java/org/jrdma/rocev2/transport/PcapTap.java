@@ -16,28 +16,30 @@ import org.slf4j.LoggerFactory;
  * right on the network side (inside a fault shim), so it records what the wire carried. Over IPv4
  * through an ordinary UDP socket the kernel chooses the Identification of sent packets, which no one
  * can see: the capture shows 0 there (and pcap-check reports the ICRC of those packets as matching
- * another ID); the raw IPv4 port and IPv6 record exact headers. Enabled with
- * {@code -Djrdma.pcap=FILE} (one device) or {@code -Djrdma.pcap.NAME=FILE}. A write error stops
+ * another ID); the raw IPv4 port and IPv6 record exact headers. Every device has one; it passes
+ * packets through untouched until {@link #start(Path)} (at open time with {@code -Djrdma.pcap=FILE}
+ * or {@code -Djrdma.pcap.NAME=FILE}; at run time through the verbs extension
+ * {@code org.jrdma.verbs.ext.PacketCapture}) and again after {@link #stop()}. A write error stops
  * the capture (logged once); it never disturbs the traffic. Each packet of a train and of a burst
  * is recorded as its own frame (a train's packet {@code i} with Identification
  * {@code firstIpv4Id + i}).
  *
  * <p>Threads: those of {@link PacketPort}; frames are written under the writer's lock, so that
- * sending and receiving threads interleave whole frames.
+ * sending and receiving threads interleave whole frames; start and stop (any thread) take this
+ * tap's monitor, then the writer's. While no capture runs a packet costs one volatile read.
  */
 public final class PcapTap extends ForwardingPacketPort {
     private static final Logger LOG = LoggerFactory.getLogger(PcapTap.class);
-    private final PcapWriter writer;
+    /** The running capture's writer, null when none runs. */
+    private volatile PcapWriter writer;
     private final boolean ipv6;
     private final int ipv4;
     private final long ipv6Hi, ipv6Lo;
     private final long epochOffsetNanos;
-    private volatile boolean failed;
 
-    /** Opens {@code file} and taps {@code inner}, a port of a device with the given address. */
-    public PcapTap(PacketPort inner, Path file, boolean ipv6, int ipv4, long ipv6Hi, long ipv6Lo) throws IOException {
+    /** Taps {@code inner}, a port of a device with the given address; no capture runs yet. */
+    public PcapTap(PacketPort inner, boolean ipv6, int ipv4, long ipv6Hi, long ipv6Lo) {
         super(inner);
-        this.writer = PcapWriter.create(file);
         this.ipv6 = ipv6;
         this.ipv4 = ipv4;
         this.ipv6Hi = ipv6Hi;
@@ -45,21 +47,67 @@ public final class PcapTap extends ForwardingPacketPort {
         this.epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
     }
 
+    /** Opens {@code file} and taps {@code inner}, capturing from now on. */
+    public PcapTap(PacketPort inner, Path file, boolean ipv6, int ipv4, long ipv6Hi, long ipv6Lo) throws IOException {
+        this(inner, ipv6, ipv4, ipv6Hi, ipv6Lo);
+        start(file);
+    }
+
+    /**
+     * Starts a capture into {@code file} (created or truncated).
+     *
+     * @throws IllegalStateException when one runs
+     * @throws IOException when the file cannot be written
+     */
+    public synchronized void start(Path file) throws IOException {
+        if (writer != null) {
+            throw new IllegalStateException("a capture is running");
+        }
+        writer = PcapWriter.create(file);
+    }
+
+    /** Stops the running capture and closes its file. @return its frames (0 when none ran) */
+    public synchronized long stop() {
+        PcapWriter w = writer;
+        if (w == null) {
+            return 0;
+        }
+        writer = null;
+        synchronized (w) {
+            long n = w.framesWritten();
+            try {
+                w.close();
+            } catch (IOException e) {
+                LOG.warn("closing the packet capture: {}", e.toString());
+            }
+            return n;
+        }
+    }
+
+    /** Whether a capture runs. */
+    public boolean capturing() {
+        return writer != null;
+    }
+
     @Override
     public boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
         boolean ok = inner.send(buf, len, dst, srcPort, ipv4Id);
-        if (ok && !failed) {
+        PcapWriter w = writer;
+        if (ok && w != null) {
             int sport = inner.sourcePort(srcPort);
-            synchronized (writer) {
+            synchronized (w) {
+                if (w != writer) {
+                    return ok; // stopped meanwhile
+                }
                 try {
                     long ts = epochOffsetNanos + System.nanoTime();
                     if (ipv6) {
-                        writer.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(), buf, 0, len);
+                        w.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(), buf, 0, len);
                     } else {
-                        writer.writeIpv4(ts, ipv4, dst.ipv4(), ipv4Id, 0x4000, 0, 64, sport, dst.port(), buf, 0, len);
+                        w.writeIpv4(ts, ipv4, dst.ipv4(), ipv4Id, 0x4000, 0, 64, sport, dst.port(), buf, 0, len);
                     }
                 } catch (IOException | RuntimeException e) {
-                    fail(e);
+                    fail(w, e);
                 }
             }
         }
@@ -70,24 +118,28 @@ public final class PcapTap extends ForwardingPacketPort {
     public int sendTrain(PacketBuffer buf, int segmentSize, int count, int lastLength, SockAddr dst, int srcPort,
                          int firstIpv4Id) {
         int n = inner.sendTrain(buf, segmentSize, count, lastLength, dst, srcPort, firstIpv4Id);
-        if (n > 0 && !failed) {
+        PcapWriter w = writer;
+        if (n > 0 && w != null) {
             int sport = inner.sourcePort(srcPort);
-            synchronized (writer) {
+            synchronized (w) {
+                if (w != writer) {
+                    return n;
+                }
                 try {
                     long ts = epochOffsetNanos + System.nanoTime();
                     for (int i = 0; i < n; i++) {
                         int off = i * segmentSize;
                         int len = i == count - 1 ? lastLength : segmentSize;
                         if (ipv6) {
-                            writer.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(),
+                            w.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(),
                                     buf, off, len);
                         } else {
                             int id = firstIpv4Id == 0 ? 0 : (firstIpv4Id + i) & 0xFFFF;
-                            writer.writeIpv4(ts, ipv4, dst.ipv4(), id, 0x4000, 0, 64, sport, dst.port(), buf, off, len);
+                            w.writeIpv4(ts, ipv4, dst.ipv4(), id, 0x4000, 0, 64, sport, dst.port(), buf, off, len);
                         }
                     }
                 } catch (IOException | RuntimeException e) {
-                    fail(e);
+                    fail(w, e);
                 }
             }
         }
@@ -97,9 +149,12 @@ public final class PcapTap extends ForwardingPacketPort {
     @Override
     public int receive(PacketBuffer buf, SockAddr from) {
         int n = inner.receive(buf, from);
-        if (n > 0 && !failed) {
-            synchronized (writer) {
-                capture(buf, n, from, inner.lastIpv4IdAndFlags());
+        PcapWriter w = writer;
+        if (n > 0 && w != null) {
+            synchronized (w) {
+                if (w == writer) {
+                    capture(w, buf, n, from, inner.lastIpv4IdAndFlags());
+                }
             }
         }
         return n;
@@ -108,11 +163,12 @@ public final class PcapTap extends ForwardingPacketPort {
     @Override
     public int receiveBurst(PacketBurst burst) {
         int n = inner.receiveBurst(burst);
-        if (n > 0 && !failed) {
-            synchronized (writer) {
-                for (int i = 0; i < n && !failed; i++) {
+        PcapWriter w = writer;
+        if (n > 0 && w != null) {
+            synchronized (w) {
+                for (int i = 0; i < n && w == writer; i++) {
                     if (burst.length(i) > 0) {
-                        capture(burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i));
+                        capture(w, burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i));
                     }
                 }
             }
@@ -121,43 +177,49 @@ public final class PcapTap extends ForwardingPacketPort {
     }
 
     /** Writes one received packet; under the writer's lock. */
-    private void capture(PacketBuffer buf, int n, SockAddr from, long idFlags) {
+    private void capture(PcapWriter w, PacketBuffer buf, int n, SockAddr from, long idFlags) {
         try {
             long ts = epochOffsetNanos + System.nanoTime();
             if (ipv6) {
-                writer.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, 0, 0, 64, from.port(),
+                w.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, 0, 0, 64, from.port(),
                         RoceV2.UDP_PORT, buf, 0, n);
             } else {
-                writer.writeIpv4(ts, from.ipv4(), ipv4, idFlags >= 0 ? (int) (idFlags >>> 16) : 0,
+                w.writeIpv4(ts, from.ipv4(), ipv4, idFlags >= 0 ? (int) (idFlags >>> 16) : 0,
                         idFlags >= 0 ? (int) (idFlags & 0xFFFF) : 0x4000, 0, 64, from.port(), RoceV2.UDP_PORT,
                         buf, 0, n);
             }
         } catch (IOException | RuntimeException e) {
-            fail(e);
+            fail(w, e);
         }
     }
 
-    private void fail(Exception e) {
-        failed = true;
-        LOG.warn("packet capture stopped: {}", e.toString());
+    /** A write failed: the capture stops (under the writer's lock; its file is closed). */
+    private void fail(PcapWriter w, Exception e) {
+        if (w == writer) {
+            writer = null;
+            LOG.warn("packet capture stopped: {}", e.toString());
+            try {
+                w.close();
+            } catch (IOException | RuntimeException ignored) {
+                // already reported the first failure
+            }
+        }
     }
 
-    /** Frames written so far. */
+    /** Frames written so far by the running capture (0 when none runs). */
     public long frames() {
-        synchronized (writer) {
-            return writer.framesWritten();
+        PcapWriter w = writer;
+        if (w == null) {
+            return 0;
+        }
+        synchronized (w) {
+            return w.framesWritten();
         }
     }
 
     @Override
     public void close() {
-        try {
-            synchronized (writer) {
-                writer.close();
-            }
-        } catch (IOException e) {
-            LOG.warn("closing the packet capture: {}", e.toString());
-        }
+        stop();
         inner.close();
     }
 }
