@@ -92,9 +92,14 @@ public final class RxeDevice implements Device {
         return address;
     }
 
-    /** The packet port of the open device (the fault shim when configured), or null when closed. */
+    /** The packet port the transport sends to (the fault shim when configured, else the capture tap), or null when closed. */
     public synchronized PacketPort port() {
         return port;
+    }
+
+    /** The port on the network (UDP or raw IPv4), under the capture tap and the fault shim; null when closed. */
+    synchronized PacketPort networkPort() {
+        return share == null ? null : share.port();
     }
 
     /**

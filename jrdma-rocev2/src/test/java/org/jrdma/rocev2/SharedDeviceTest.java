@@ -136,7 +136,7 @@ class SharedDeviceTest {
         RxeDevice a2 = new RxeDevice(pre + "sa2", ip(n + "1"));
         RxeDevice b = new RxeDevice(pre + "sb", ip(n + "2"));
         try (Arena arena = Arena.ofShared(); Context cb = b.open()) {
-            assertEquals(ipv4.equals("raw"), b.port() instanceof org.jrdma.rocev2.transport.RawIpv4PacketPort);
+            assertEquals(ipv4.equals("raw"), b.networkPort() instanceof org.jrdma.rocev2.transport.RawIpv4PacketPort);
             Context c1 = a1.open();
             Context c2 = a2.open();
             ALL.add(c1);
