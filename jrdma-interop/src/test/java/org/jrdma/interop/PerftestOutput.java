@@ -15,12 +15,22 @@ import java.util.regex.Pattern;
  * </pre>
  */
 final class PerftestOutput {
-    private static final Pattern ROW = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\d+(?:\\.\\d+)?)\\s.*");
+    private static final Pattern ROW = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+(\\d+(?:\\.\\d+)?|inf)\\s.*");
+    /**
+     * perftest's warning that it could not calibrate its cycle counter ({@code get_cpu_mhz}: the
+     * samples' correlation below 0.9), after which its latency rows read {@code inf}: it happens in
+     * the lab's emulated (TCG) guests, whose clocks jitter.
+     */
+    private static final Pattern UNCALIBRATED = Pattern.compile(".*Correlation coefficient r\\^2: [0-9.]+ < 0\\.9.*");
     private static final Pattern ERROR = Pattern.compile(
             "(?i).*(\\berror\\b|\\bfailed\\b|couldn't|unable to|exception|\\bwrong\\b|mismatch).*");
 
     /** One result row: message size in bytes, iterations, and the first figure (BW peak or t_min). */
     record Row(long bytes, long iterations, String line) {
+        /** Whether the figures are {@code inf} (perftest could not convert cycles to time). */
+        boolean infinite() {
+            return ROW.matcher(line).replaceFirst("$3").equals("inf");
+        }
     }
 
     private PerftestOutput() {
@@ -37,6 +47,11 @@ final class PerftestOutput {
             }
         }
         return null;
+    }
+
+    /** Whether perftest said it could not calibrate its clock (its times are then {@code inf}). */
+    static boolean clockUncalibrated(List<String> lines) {
+        return lines.stream().anyMatch(l -> UNCALIBRATED.matcher(l).matches());
     }
 
     /** Lines that say something went wrong (perftest's "Couldn't ...", "... failed", Java exceptions). */
