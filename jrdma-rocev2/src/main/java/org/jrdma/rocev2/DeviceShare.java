@@ -65,7 +65,12 @@ import org.slf4j.LoggerFactory;
  * which the kernel removed their sockets cannot be known; the list assumes the order of the member
  * list, and a survivor whose socket moved otherwise receives another's traffic until the next change
  * of membership (its RC QPs then end in RETRY_EXC_ERR). Sockets of other programs that join the
- * group (same UID, SO_REUSEPORT on 4791) are not accounted for.
+ * group (same UID, SO_REUSEPORT on 4791) are not accounted for. With raw IPv4 each member filters
+ * in its own raw socket, and an existing member learns of a newcomer at its keeper's next look: for
+ * up to {@value #KEEPER_MILLIS} ms after a process joins, the member with the lowest slot also takes
+ * the newcomer's datagrams as unowned and counts them ({@code rcvd_drop_unknown_qpn}); the newcomer
+ * receives them all the same (with UDP the reuseport program is the group's, so a join steers
+ * every member at once).
  */
 final class DeviceShare {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceShare.class);

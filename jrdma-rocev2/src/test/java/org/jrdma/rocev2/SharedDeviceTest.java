@@ -147,6 +147,11 @@ class SharedDeviceTest {
             End e2 = End.of(c2, arena);
             End p1 = End.of(cb, arena);
             End p2 = End.of(cb, arena);
+            if (ipv4.equals("raw")) {
+                // raw IPv4: the first member's socket filter learns of the second at its keeper's next
+                // look; until then it also takes (and counts as unowned) the second's datagrams
+                Thread.sleep(3L * DeviceShare.KEEPER_MILLIS);
+            }
             assertEquals(0, slot(e1.qp.qpNum()));
             assertEquals(1, slot(e2.qp.qpNum()));
             e1.connect(p1);
