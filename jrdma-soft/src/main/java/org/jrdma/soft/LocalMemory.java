@@ -53,25 +53,7 @@ final class LocalMemory {
      */
     static boolean gather(int n, long[] addr, int[] length, SoftMr[] mrs, long msgOff, MemorySegment dst, long dstOff,
                           int len) {
-        try {
-            long skip = msgOff;
-            for (int i = 0; len > 0 && i < n; i++) {
-                long sl = length[i];
-                if (skip >= sl) {
-                    skip -= sl;
-                    continue;
-                }
-                int k = (int) Math.min(len, sl - skip);
-                SoftMr mr = mrs[i];
-                MemorySegment.copy(mr.segment(), addr[i] - mr.addr() + skip, dst, dstOff, k);
-                dstOff += k;
-                len -= k;
-                skip = 0;
-            }
-            return true;
-        } catch (IllegalStateException closed) {
-            return false;
-        }
+        return copy(n, addr, length, mrs, msgOff, dst, dstOff, len, false);
     }
 
     /**
@@ -81,6 +63,12 @@ final class LocalMemory {
      */
     static boolean scatter(int n, long[] addr, int[] length, SoftMr[] mrs, long msgOff, MemorySegment src, long srcOff,
                            int len) {
+        return copy(n, addr, length, mrs, msgOff, src, srcOff, len, true);
+    }
+
+    /** Walks the SGEs from message offset {@code msgOff} and copies {@code len} bytes to ({@code intoSges}) or from them. */
+    private static boolean copy(int n, long[] addr, int[] length, SoftMr[] mrs, long msgOff, MemorySegment buf,
+                                long bufOff, int len, boolean intoSges) {
         try {
             long skip = msgOff;
             for (int i = 0; len > 0 && i < n; i++) {
@@ -91,8 +79,13 @@ final class LocalMemory {
                 }
                 int k = (int) Math.min(len, sl - skip);
                 SoftMr mr = mrs[i];
-                MemorySegment.copy(src, srcOff, mr.segment(), addr[i] - mr.addr() + skip, k);
-                srcOff += k;
+                long sgeOff = addr[i] - mr.addr() + skip;
+                if (intoSges) {
+                    MemorySegment.copy(buf, bufOff, mr.segment(), sgeOff, k);
+                } else {
+                    MemorySegment.copy(mr.segment(), sgeOff, buf, bufOff, k);
+                }
+                bufOff += k;
                 len -= k;
                 skip = 0;
             }
