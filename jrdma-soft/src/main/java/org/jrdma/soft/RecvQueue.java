@@ -16,23 +16,15 @@ import org.jrdma.verbs.WcStatus;
  */
 public final class RecvQueue {
     private final SoftPd pd;
-    private final RecvWqe[] ring;
-    private final int mask;
+    private final WqeRing<RecvWqe> ring;
     private final int maxWr;
     private final int maxSge;
-    private long head;
-    private long tail;
 
     RecvQueue(SoftPd pd, int maxWr, int maxSge) {
         this.pd = pd;
         this.maxWr = maxWr;
         this.maxSge = maxSge;
-        int size = Integer.highestOneBit(Math.max(1, maxWr) * 2 - 1);
-        this.ring = new RecvWqe[size];
-        for (int i = 0; i < size; i++) {
-            ring[i] = new RecvWqe(maxSge);
-        }
-        this.mask = size - 1;
+        this.ring = new WqeRing<>(maxWr, i -> new RecvWqe(maxSge));
     }
 
     /** max_recv_wr. */
@@ -46,31 +38,29 @@ public final class RecvQueue {
     }
 
     public long head() {
-        return head;
+        return ring.head();
     }
 
     public long tail() {
-        return tail;
+        return ring.tail();
     }
 
     public boolean isEmpty() {
-        return head == tail;
+        return ring.isEmpty();
     }
 
     /** The WQE at {@code index} (between head and tail). */
     public RecvWqe entry(long index) {
-        return ring[(int) (index & mask)];
+        return ring.entry(index);
     }
 
     /** Frees the head slot (its completion was generated); returns the WQE that was there. */
     RecvWqe retireHead() {
-        RecvWqe r = ring[(int) (head & mask)];
-        head++;
-        return r;
+        return ring.retireHead();
     }
 
     void clear() {
-        head = tail;
+        ring.clear();
     }
 
     /**
@@ -81,11 +71,11 @@ public final class RecvQueue {
      */
     void post(RecvWr w) {
         LocalMemory.checkSgList(w.sgList(), w.numSge(), maxSge, "recv");
-        if (tail - head >= maxWr) {
+        if (ring.outstanding() >= maxWr) {
             throw new VerbsException(Errno.ENOMEM, "receive queue full (" + maxWr + " WRs outstanding)");
         }
-        ring[(int) (tail & mask)].copyFrom(w);
-        tail++;
+        ring.atTail().copyFrom(w);
+        ring.advanceTail();
     }
 
     /**

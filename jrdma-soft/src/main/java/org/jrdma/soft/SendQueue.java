@@ -21,13 +21,10 @@ import org.jrdma.verbs.WrOpcode;
 public final class SendQueue {
     private final SoftPd pd;
     private final QpType type;
-    private final SendWqe[] ring;
-    private final int mask;
+    private final WqeRing<SendWqe> ring;
     private final int maxWr;
     private final int maxSge;
     private final int maxInline;
-    private long head;
-    private long tail;
 
     SendQueue(SoftPd pd, QpType type, int maxWr, int maxSge, int maxInline, SendWqe.Factory factory) {
         this.pd = pd;
@@ -35,12 +32,7 @@ public final class SendQueue {
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         this.maxInline = maxInline;
-        int size = Integer.highestOneBit(maxWr * 2 - 1);
-        this.ring = new SendWqe[size];
-        for (int i = 0; i < size; i++) {
-            ring[i] = factory.create(maxSge, maxInline);
-        }
-        this.mask = size - 1;
+        this.ring = new WqeRing<>(maxWr, i -> factory.create(maxSge, maxInline));
     }
 
     /** max_send_wr: how many WRs may be outstanding. */
@@ -60,33 +52,31 @@ public final class SendQueue {
 
     /** Index of the oldest WQE not yet completed. */
     public long head() {
-        return head;
+        return ring.head();
     }
 
     /** Index of the next free slot (one past the newest WQE). */
     public long tail() {
-        return tail;
+        return ring.tail();
     }
 
     public boolean isEmpty() {
-        return head == tail;
+        return ring.isEmpty();
     }
 
     /** The WQE at {@code index} (between head and tail). */
     public SendWqe entry(long index) {
-        return ring[(int) (index & mask)];
+        return ring.entry(index);
     }
 
     /** Frees the head slot (its completion was generated); returns the WQE that was there. */
     SendWqe retireHead() {
-        SendWqe w = ring[(int) (head & mask)];
-        head++;
-        return w;
+        return ring.retireHead();
     }
 
     /** Forgets every WQE (the QP returned to RESET). */
     void clear() {
-        head = tail;
+        ring.clear();
     }
 
     /**
@@ -113,15 +103,15 @@ public final class SendQueue {
         if (w.opcode().isAtomic() && (w.numSge() != 1 || w.sgList()[0].length() != 8)) {
             throw new VerbsException(Errno.EINVAL, "an atomic WR needs one SGE of 8 bytes");
         }
-        if (tail - head >= maxWr) {
+        if (ring.outstanding() >= maxWr) {
             throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxWr + " WRs outstanding)");
         }
-        SendWqe q = ring[(int) (tail & mask)];
+        SendWqe q = ring.atTail();
         q.copyFrom(w);
         if (inline) {
             copyInline(w, q);
         }
-        tail++;
+        ring.advanceTail();
     }
 
     private void checkOpcode(WrOpcode op) {
