@@ -26,5 +26,21 @@ public enum Feature {
     /** The device's counters through {@code Context.extension(HardwareCounters.class)}. */
     HARDWARE_COUNTERS,
     /** The device's live PDs, CQs, QPs and MRs through {@code Context.extension(ResourceCounts.class)}. */
-    RESOURCE_COUNTS
+    RESOURCE_COUNTS,
+    /** Shared receive queues ({@code ibv_create_srq(3)}), RC and UD QPs on an SRQ, the limit event. */
+    SRQ,
+    /** Asynchronous events ({@code ibv_get_async_event(3)}). */
+    ASYNC_EVENTS,
+    /** Memory windows type 1 and 2 ({@code ibv_alloc_mw(3)}, {@code ibv_bind_mw(3)}), LOCAL_INV, SEND_WITH_INV. */
+    MEMORY_WINDOWS,
+    /** {@code ibv_rereg_mr(3)}. */
+    REREG_MR,
+    /** {@code ibv_resize_cq(3)}. */
+    RESIZE_CQ,
+    /** {@code ibv_create_qp_ex(3)} with the {@code ibv_wr_*} builders, {@code ibv_create_cq_ex(3)}. */
+    EXTENDED_API,
+    /** {@code IBV_WR_ATOMIC_WRITE} (rxe; not in Linux 6.1). */
+    ATOMIC_WRITE,
+    /** {@code IBV_WR_FLUSH} with placement types (rxe; not in Linux 6.1). */
+    FLUSH
 }

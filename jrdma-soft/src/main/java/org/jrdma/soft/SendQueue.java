@@ -116,11 +116,15 @@ public final class SendQueue {
 
     private void checkOpcode(WrOpcode op) {
         boolean ok = switch (type) {
-            case RC -> true;
+            case RC -> op.value() <= WrOpcode.ATOMIC_FETCH_AND_ADD.value();
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                     || op == WrOpcode.RDMA_WRITE_WITH_IMM;
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
         };
+        if (!ok && type == QpType.RC) {
+            // issue 10: LOCAL_INV, BIND_MW, SEND_WITH_INV, FLUSH, ATOMIC_WRITE land with their features
+            throw new VerbsException(Errno.EOPNOTSUPP, op + " is not supported by this provider");
+        }
         if (!ok) {
             throw new VerbsException(Errno.EINVAL, op + " is not allowed on a " + type + " QP");
         }

@@ -156,4 +156,14 @@ public abstract class SoftContext implements Context {
 
     /** Called once when the context closes, after its QPs. */
     protected abstract void onClose();
+
+    // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    // ---- issue 11 (cm): connection manager, QP1 ----
 }

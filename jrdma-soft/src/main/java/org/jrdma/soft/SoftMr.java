@@ -113,4 +113,14 @@ public final class SoftMr implements MemoryRegion {
         return "MR[key=0x" + Integer.toHexString(key) + ", addr=0x" + Long.toHexString(addr) + ", length=" + length
                 + ", access=0x" + Integer.toHexString(access) + "]";
     }
+
+    // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    // ---- issue 11 (cm): connection manager, QP1 ----
 }

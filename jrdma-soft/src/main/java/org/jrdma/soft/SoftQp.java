@@ -350,4 +350,14 @@ public final class SoftQp implements QueuePair {
     public String toString() {
         return type + " QP 0x" + Integer.toHexString(qpn) + " (" + states.state() + ")";
     }
+
+    // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    // ---- issue 11 (cm): connection manager, QP1 ----
 }

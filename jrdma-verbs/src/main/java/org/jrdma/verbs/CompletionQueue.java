@@ -54,4 +54,14 @@ public interface CompletionQueue extends AutoCloseable {
     /** {@code ibv_destroy_cq(3)}. @throws VerbsException EBUSY while a QP still uses it */
     @Override
     void close();
+
+    // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    // ---- issue 11 (cm): connection manager, QP1 ----
 }

@@ -56,4 +56,14 @@ public interface Context extends AutoCloseable {
     /** Closes the context and every resource created from it. */
     @Override
     void close();
+
+    // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    // ---- issue 11 (cm): connection manager, QP1 ----
 }

@@ -283,6 +283,9 @@ final class Requester {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> Opcode.OP_RDMA_WRITE;
             case RDMA_READ -> Opcode.OP_RDMA_READ;
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> Opcode.OP_ATOMIC;
+            // issue 10 (mw, ext): SendQueue refuses these until their requester paths exist
+            case LOCAL_INV, BIND_MW, SEND_WITH_INV, FLUSH, ATOMIC_WRITE ->
+                    throw new IllegalStateException(op + " reached the requester");
         };
     }
 
