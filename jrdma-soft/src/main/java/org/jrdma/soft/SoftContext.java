@@ -6,6 +6,8 @@ import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
+import org.jrdma.verbs.DeviceAttr;
+import org.jrdma.verbs.DeviceAttrEx;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpInitAttr;
@@ -49,9 +51,18 @@ public abstract class SoftContext implements Context {
 
     @Override
     public CompletionQueue createCq(int cqe, CompletionChannel channel) {
+        return createCq(cqe, channel, 0);
+    }
+
+    @Override
+    public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
         ensureOpen();
         if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
             throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " not in 1.." + SoftLimits.MAX_CQE);
+        }
+        if (compVector < 0 || compVector >= numCompVectors()) {
+            throw new VerbsException(Errno.EINVAL, "comp_vector " + compVector + " not below num_comp_vectors "
+                    + numCompVectors());
         }
         if (channel != null && !(channel instanceof SoftCompChannel)) {
             throw new VerbsException(Errno.EINVAL, "completion channel of another device");
@@ -162,6 +173,59 @@ public abstract class SoftContext implements Context {
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    /**
+     * The extended attributes of a software device: {@link #queryDevice()} and no extension (no ODP,
+     * timestamps, TSO, RSS, WQs, pacing, tag matching, CQ moderation or device memory). Any thread.
+     */
+    @Override
+    public DeviceAttrEx queryDeviceEx() {
+        DeviceAttr a = queryDevice();
+        return DeviceAttrEx.builder().origAttr(a).deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags()))
+                .physPortCntEx(a.physPortCnt()).build();
+    }
+
+    /** One completion vector ({@link SoftLimits#NUM_COMP_VECTORS}): completion events are not spread. */
+    @Override
+    public int numCompVectors() {
+        return SoftLimits.NUM_COMP_VECTORS;
+    }
+
+    /** The P_Key table has one entry, the default P_Key 0xFFFF ({@link SoftLimits#DEFAULT_PKEY}), as rxe's. */
+    @Override
+    public int queryPkey(int portNum, int index) {
+        checkPort(portNum);
+        if (index < 0 || index >= SoftLimits.PKEY_TBL_LEN) {
+            throw new VerbsException(Errno.EINVAL, "P_Key index " + index + " outside the P_Key table (pkey_tbl_len "
+                    + SoftLimits.PKEY_TBL_LEN + ")");
+        }
+        return SoftLimits.DEFAULT_PKEY;
+    }
+
+    @Override
+    public int getPkeyIndex(int portNum, int pkey) {
+        checkPort(portNum);
+        if (pkey < 0 || pkey > 0xFFFF) {
+            throw new VerbsException(Errno.EINVAL, "P_Key 0x" + Integer.toHexString(pkey) + " is not 16 bits");
+        }
+        for (int i = 0; i < SoftLimits.PKEY_TBL_LEN; i++) {
+            if (queryPkey(portNum, i) == pkey) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * A software device has one port, number 1.
+     *
+     * @throws VerbsException EINVAL for any other port number
+     */
+    protected static void checkPort(int portNum) {
+        if (portNum != 1) {
+            throw new VerbsException(Errno.EINVAL, "port " + portNum + " does not exist (only port 1)");
+        }
+    }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 

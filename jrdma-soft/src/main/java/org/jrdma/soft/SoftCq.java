@@ -25,9 +25,10 @@ public final class SoftCq implements CompletionQueue {
     private static final int ARM_SOLICITED = 1;
     private static final int ARM_ALL = 2;
 
-    private final WorkCompletion[] ring;
-    private final int mask;
-    private final int cqe;
+    /** The ring, its index mask and size: replaced by {@link #resize} (under this CQ's lock). */
+    private WorkCompletion[] ring;
+    private int mask;
+    private volatile int cqe;
     private volatile long head;
     private volatile long tail;
     private long overruns;
@@ -44,7 +45,7 @@ public final class SoftCq implements CompletionQueue {
 
     SoftCq(SoftContext context, int cqe, SoftCompChannel channel) {
         this.context = context;
-        int size = Integer.highestOneBit(Math.max(cqe, 1) * 2 - 1);
+        int size = ringSize(cqe);
         this.ring = new WorkCompletion[size];
         for (int i = 0; i < size; i++) {
             ring[i] = new WorkCompletion();
@@ -212,6 +213,47 @@ public final class SoftCq implements CompletionQueue {
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    /** The ring for at least {@code cqe} entries: the next power of two. */
+    private static int ringSize(int cqe) {
+        return Integer.highestOneBit(Math.max(cqe, 1) * 2 - 1);
+    }
+
+    /**
+     * {@code ibv_resize_cq}: a new ring of the next power of two at or above {@code cqe}, the
+     * waiting completions copied into it in order (their slots keep their sequence numbers, so
+     * {@code head} and {@code tail} stay). Control path: allocates the new ring. Any thread; holds
+     * this CQ's lock while it checks and copies, so a producer (under its QP's lock, then this one)
+     * or a poller waits for it, and no completion is lost or reordered.
+     */
+    @Override
+    public void resize(int cqe) {
+        if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
+            throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " not in 1.." + SoftLimits.MAX_CQE);
+        }
+        if (closed) {
+            throw new VerbsException(Errno.EINVAL, "CQ is destroyed");
+        }
+        int size = ringSize(cqe);
+        WorkCompletion[] next = new WorkCompletion[size];
+        for (int i = 0; i < size; i++) {
+            next[i] = new WorkCompletion();
+        }
+        synchronized (this) {
+            int waiting = (int) (tail - head);
+            if (cqe < waiting) {
+                throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " is below the " + waiting
+                        + " completions the CQ holds");
+            }
+            int nextMask = size - 1;
+            for (long i = head; i != tail; i++) {
+                next[(int) (i & nextMask)].copyFrom(ring[(int) (i & mask)]);
+            }
+            ring = next;
+            mask = nextMask;
+            this.cqe = size;
+        }
+    }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 
