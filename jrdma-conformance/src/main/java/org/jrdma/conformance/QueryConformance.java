@@ -23,6 +23,7 @@ import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WorkCompletion;
 import org.jrdma.verbs.WrOpcode;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -185,6 +186,25 @@ public abstract class QueryConformance extends ConformanceBase {
         assertTrue(track(ca.createCq(max, null)).cqe() >= max, "max_cqe entries");
         assertErrno(Errno.EINVAL, () -> track(ca.createCq(0, null)), "cqe 0");
         assertErrno(Errno.EINVAL, () -> track(ca.createCq(max + 1, null)), "cqe max_cqe + 1");
+    }
+
+    @Test
+    void noMoreThanMaxCqCompletionQueues() {
+        int max = ca.queryDevice().maxCq();
+        Assumptions.assumeTrue(max <= 1 << 16, "max_cq " + max + " is too many CQs to create in a test");
+        int created = 0;
+        VerbsException refused = null;
+        while (created <= max && refused == null) {
+            try {
+                track(ca.createCq(1, null));
+                created++;
+            } catch (VerbsException e) {
+                refused = e;
+            }
+        }
+        assertTrue(refused != null, max + 1 + " CQs created, max_cq is " + max);
+        assertEquals(Errno.name(Errno.ENOMEM), Errno.name(refused.errno()), "past max_cq: " + refused.getMessage());
+        assertTrue(created >= 1, "a CQ could be created");
     }
 
     // ------------------------------------------------------------------ ibv_resize_cq

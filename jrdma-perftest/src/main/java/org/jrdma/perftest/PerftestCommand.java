@@ -207,7 +207,7 @@ public final class PerftestCommand implements Callable<Integer> {
             if (verb == Verb.READ || verb == Verb.ATOMIC) {
                 throw bad("inline (-I) not available on READ/atomic verbs");
             }
-            p.inlineSize = range(inline, 0, 912, "-I/--inline_size");
+            p.inlineSize = range(inline, 0, Params.MAX_INLINE, "-I/--inline_size");
         }
         if (postList != null) {
             p.postList = range(postList, 1, 15000, "-l/--post_list");

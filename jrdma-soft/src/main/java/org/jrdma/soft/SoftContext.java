@@ -67,11 +67,14 @@ public abstract class SoftContext implements Context {
         if (channel != null && !(channel instanceof SoftCompChannel)) {
             throw new VerbsException(Errno.EINVAL, "completion channel of another device");
         }
+        if (resources.cqCount.incrementAndGet() > SoftLimits.MAX_CQ) {
+            resources.cqCount.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many completion queues (max_cq " + SoftLimits.MAX_CQ + ")");
+        }
         SoftCq cq = new SoftCq(this, cqe, (SoftCompChannel) channel);
         synchronized (this) {
             cqs.add(cq);
         }
-        resources.cqCount.incrementAndGet();
         return cq;
     }
 

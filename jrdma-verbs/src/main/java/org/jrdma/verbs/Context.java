@@ -34,7 +34,7 @@ public interface Context extends AutoCloseable {
      *
      * @param cqe minimum number of entries (1..{@link DeviceAttr#maxCqe()})
      * @param channel completion channel for events, or null
-     * @throws VerbsException EINVAL when cqe is out of range
+     * @throws VerbsException EINVAL when cqe is out of range; ENOMEM past {@link DeviceAttr#maxCq()} CQs on the device
      */
     CompletionQueue createCq(int cqe, CompletionChannel channel);
 
