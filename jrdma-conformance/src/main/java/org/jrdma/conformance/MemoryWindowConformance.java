@@ -48,6 +48,8 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     private static final int BIND_ACCESS = ALL_ACCESS | AccessFlags.MW_BIND;
     private static final int RW = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
     private static final long REGION = 1 << 16, WIN = 16384, WLEN = 8192;
+    /** {@code IBV_ACCESS_HUGETLB} (verbs.h): not a right a window can have. */
+    private static final int IBV_ACCESS_HUGETLB = 1 << 7;
 
     private MemorySegment bmem;
     private MemoryRegion bmr;
@@ -387,11 +389,30 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
     }
 
     @Test
-    void type2BindErrors() {
+    void type2BindOfLengthZeroIsMwBindErr() {
         pair();
         MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_2));
         p.b.postSend(bindWr(20, mw, SendWr.incRkey(mw.rkey()), bmr, bmr.addr(), 0, RW));
         expect(p.sqb, 20, WcStatus.MW_BIND_ERR, "a type 2 bind of length 0 (o10-37.2.40)");
+        awaitState(p.b, QpState.ERR, "after MW_BIND_ERR");
+    }
+
+    /** A zero-based window's bytes must lie inside the region too (C10-75; rxe checks only the length). */
+    @Test
+    void zeroBasedWindowOutsideTheRegionIsMwBindErr() {
+        pair();
+        MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_2));
+        p.b.postSend(bindWr(23, mw, SendWr.incRkey(mw.rkey()), bmr, bmr.addr() + REGION - 4096, 8192,
+                RW | AccessFlags.ZERO_BASED));
+        expect(p.sqb, 23, WcStatus.MW_BIND_ERR, "a zero-based window running past the region's end");
+    }
+
+    @Test
+    void type2BindWithRightsAWindowCannotHaveIsMwBindErr() {
+        pair();
+        MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_2));
+        p.b.postSend(bindWr(24, mw, SendWr.incRkey(mw.rkey()), bmr, bmr.addr(), 64, RW | IBV_ACCESS_HUGETLB));
+        expect(p.sqb, 24, WcStatus.MW_BIND_ERR, "IBV_ACCESS_HUGETLB: outside RXE_ACCESS_SUPPORTED_MW (rxe: EOPNOTSUPP)");
     }
 
     @Test

@@ -27,7 +27,7 @@ public final class SoftMw implements MemoryWindow {
     public static final int MAX_MW = 0x1000;
     /** The rights a bind may give (rxe {@code RXE_ACCESS_SUPPORTED_MW}, without the ODP and flush bits jrdma lacks). */
     static final int SUPPORTED_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ
-            | AccessFlags.REMOTE_ATOMIC | AccessFlags.MW_BIND | AccessFlags.ZERO_BASED;
+            | AccessFlags.REMOTE_ATOMIC | AccessFlags.MW_BIND | AccessFlags.ZERO_BASED | AccessFlags.RELAXED_ORDERING;
 
     /** rxe's {@code enum rxe_mw_state}. */
     enum State { INVALID, FREE, VALID }
@@ -179,7 +179,7 @@ public final class SoftMw implements MemoryWindow {
         return WcStatus.SUCCESS;
     }
 
-    /** C10-73 (MW_BIND), C10-74 (LOCAL_WRITE for a writable window), C10-75 (inside the region), same PD. */
+    /** C10-73 (MW_BIND), C10-74 (LOCAL_WRITE for a writable window), C10-75 (inside the region), same PD (C10-72). */
     private boolean checkRegion(SoftMr mr, SendWqe w, int access) {
         if (mr.softPd() != pd || !mr.allows(AccessFlags.MW_BIND)) {
             return false;
@@ -187,11 +187,9 @@ public final class SoftMw implements MemoryWindow {
         if ((access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) != 0 && !mr.allows(AccessFlags.LOCAL_WRITE)) {
             return false;
         }
-        SoftMr.Translation t = mr.translation();
-        if ((access & AccessFlags.ZERO_BASED) != 0) {
-            return Long.compareUnsigned(w.bindLength, t.length()) <= 0;
-        }
-        return t.offsetOf(w.bindAddr, w.bindLength) >= 0;
+        // also for a zero-based window (rxe checks only its length against the region's there): its
+        // bytes are [addr, addr + length) of the region, whatever the remote addresses look like
+        return mr.translation().offsetOf(w.bindAddr, w.bindLength) >= 0;
     }
 
     /** See {@link SoftResources#invalidate}. Under {@code qp}'s lock. */
