@@ -60,7 +60,7 @@ public final class SoftPd implements ProtectionDomain {
         SoftResources r = resources();
         for (;;) {
             SoftMr mr = new SoftMr(this, segment, access, r.newKey());
-            if (r.mrs.putIfAbsent(mr.lkey(), mr)) {
+            if (r.addMr(mr)) {
                 return mr;
             }
         }
@@ -143,7 +143,7 @@ public final class SoftPd implements ProtectionDomain {
         retain();
         for (;;) {
             SoftMw mw = new SoftMw(this, type, r.newMwRkey());
-            if (r.mws.putIfAbsent(mw.index(), mw)) {
+            if (r.addMw(mw)) {
                 return mw;
             }
         }

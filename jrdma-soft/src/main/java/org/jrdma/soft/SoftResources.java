@@ -89,6 +89,19 @@ public final class SoftResources implements ResourceCounts {
         }
     }
 
+    /**
+     * Adds a region under its key unless the key is taken or lies in a window's index range: one step
+     * with {@link #addMw}, so a region and a window allocated at once never share an rkey's upper bits.
+     */
+    synchronized boolean addMr(SoftMr mr) {
+        return !mws.containsKey(mr.lkey() >>> 8) && mrs.putIfAbsent(mr.lkey(), mr);
+    }
+
+    /** Adds a window under its index unless it is taken or a region's key has those upper bits (see {@link #addMr}). */
+    synchronized boolean addMw(SoftMw mw) {
+        return !anyRegionKeyWithIndex(mw.index()) && mws.putIfAbsent(mw.index(), mw);
+    }
+
     private boolean anyRegionKeyWithIndex(int index) {
         for (int b = 0; b < 256; b++) {
             if (mrs.containsKey(index << 8 | b)) {
