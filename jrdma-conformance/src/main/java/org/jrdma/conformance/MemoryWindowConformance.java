@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -192,6 +193,25 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
         assertEquals(WcStatus.SUCCESS, r.status(), r.toString());
         accessFails(WrOpcode.RDMA_WRITE, bmr.addr() + WIN, key, 64, "a WRITE through a read-only window");
         assertAllBytes(bmem, 0, REGION, (byte) 0, "nothing written");
+    }
+
+    @Test
+    void atomicsThroughAWindowNeedItsRemoteAtomicRight() {
+        require(Feature.ATOMICS);
+        pair();
+        MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_1));
+        int key = bind1(mw, WIN, WLEN, AccessFlags.REMOTE_ATOMIC);
+        bmem.set(ValueLayout.JAVA_LONG, WIN + 64, 40);
+        p.a.postSend(new SendWr().wrId(6).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED)
+                .sgList(sge(p.mra, 0, 8)).atomic(bmr.addr() + WIN + 64, key, 2, 0));
+        expect(p.sqa, 6, WcStatus.SUCCESS, "FETCH_ADD through a window with REMOTE_ATOMIC");
+        assertEquals(40, p.ma.get(ValueLayout.JAVA_LONG, 0), "the original value");
+        assertEquals(42, bmem.get(ValueLayout.JAVA_LONG, WIN + 64), "added in the window");
+        int k2 = bind1(mw, WIN, WLEN, RW);
+        p.a.postSend(new SendWr().wrId(7).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED)
+                .sgList(sge(p.mra, 0, 8)).atomic(bmr.addr() + WIN + 64, k2, 2, 0));
+        expect(p.sqa, 7, WcStatus.REM_ACCESS_ERR, "FETCH_ADD through a window without REMOTE_ATOMIC");
+        assertEquals(42, bmem.get(ValueLayout.JAVA_LONG, WIN + 64), "unchanged");
     }
 
     @Test
@@ -386,6 +406,18 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
         writeOk(100, key, 256, "WRITE at offset 100 of a zero-based window");
         assertSameBytes(p.ma, 0, bmem, WIN + 100, 256, "the bytes land at window start + 100");
         accessFails(WrOpcode.RDMA_WRITE, WLEN - 8, key, 16, "past the zero-based window's length");
+    }
+
+    /** rxe binds a type 1 window posted as IBV_WR_BIND_MW too (rxe_bind_mw handles both types). */
+    @Test
+    void aType1WindowMayAlsoBeBoundWithAWorkRequest() {
+        pair();
+        MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_1));
+        int key = SendWr.incRkey(mw.rkey());
+        p.b.postSend(bindWr(25, mw, key, bmr, bmr.addr() + WIN, WLEN, RW));
+        expect(p.sqb, 25, WcStatus.SUCCESS, "IBV_WR_BIND_MW of a type 1 window");
+        assertEquals(key, mw.rkey());
+        writeOk(bmr.addr() + WIN, key, 8, "through it");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jrdma.rocev2.wire.Aeth;
 import org.jrdma.rocev2.wire.Opcode;
@@ -179,13 +180,13 @@ class MemoryWindowWireTest {
             ScriptedPeer.Packet a1 = owner.receive(2000);
             assertNotNull(a1);
             assertTrue(Aeth.isAck(a1.syndrome()), "WRITE through the type 2 window after the hostile IETHs: " + a1);
-            assertEquals(9, m.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8));
+            assertEquals(9, m.get(ValueLayout.JAVA_BYTE, 8));
             owner.talkTo("127.96." + r + ".1", own2.qpNum());
             owner.writeOnly(700, m2.address(), k2, new byte[] {7, 7, 7, 7});
             ScriptedPeer.Packet a2 = owner.receive(2000);
             assertNotNull(a2);
             assertTrue(Aeth.isAck(a2.syndrome()), "WRITE through the other PD's window: " + a2);
-            assertEquals(7, m2.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+            assertEquals(7, m2.get(ValueLayout.JAVA_BYTE, 0));
             assertEquals(0, hc.get("rcvd_drop_truncated_header"));
             w.close();
             w2.close();
