@@ -429,6 +429,17 @@ public abstract class MemoryWindowConformance extends ConformanceBase {
         awaitState(p.b, QpState.ERR, "after MW_BIND_ERR");
     }
 
+    /** The region must be of the window's PD (C10-72; rxe's kernel does not check it for a type 2 bind, jrdma does). */
+    @Test
+    void type2BindOverARegionOfAnotherPdIsMwBindErr() {
+        pair();
+        ProtectionDomain other = track(cb.allocPd());
+        MemoryRegion foreign = track(other.regMr(arena.allocate(4096, 4096), BIND_ACCESS));
+        MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_2));
+        p.b.postSend(bindWr(26, mw, SendWr.incRkey(mw.rkey()), foreign, foreign.addr(), 64, RW));
+        expect(p.sqb, 26, WcStatus.MW_BIND_ERR, "a type 2 window over a region of another PD");
+    }
+
     /** A zero-based window's bytes must lie inside the region too (C10-75; rxe checks only the length). */
     @Test
     void zeroBasedWindowOutsideTheRegionIsMwBindErr() {
