@@ -1,7 +1,12 @@
 package org.jrdma.soft;
 
+import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.MemoryWindow;
+import org.jrdma.verbs.MwBind;
+import org.jrdma.verbs.MwBindInfo;
+import org.jrdma.verbs.MwType;
 import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpAttr;
 import org.jrdma.verbs.QpAttrMask;
@@ -14,6 +19,7 @@ import org.jrdma.verbs.SendWr;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
+import org.jrdma.verbs.WrOpcode;
 
 /**
  * A queue pair of a software device, composed of its {@link SendQueue}, {@link RecvQueue},
@@ -354,6 +360,79 @@ public final class SoftQp implements QueuePair {
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
     // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    /** The WR {@link #bindMw} posts; reused under the lock. */
+    private final SendWr bindWr = new SendWr().opcode(WrOpcode.BIND_MW);
+
+    /**
+     * {@code ibv_bind_mw(3)} as libibverbs and rxe's provider do it: checks, then posts a BIND_MW WR with
+     * the window's next rkey and sets the window's rkey to it. Any thread; the QP's lock.
+     */
+    @Override
+    public int bindMw(MemoryWindow mw, MwBind bind) {
+        if (!(mw instanceof SoftMw w) || !w.belongsTo(pd.resources())) {
+            throw new VerbsException(Errno.EINVAL, "mw is null or a window of another device");
+        }
+        if (w.type() != MwType.TYPE_1) {
+            throw new VerbsException(Errno.EINVAL, "ibv_bind_mw binds type 1 windows; bind a type 2 window with IBV_WR_BIND_MW");
+        }
+        MwBindInfo info = bind.bindInfo();
+        if (info.mr() == null && (info.addr() != 0 || info.length() != 0)) {
+            throw new VerbsException(Errno.EINVAL, "bind_info.mr is null but addr or length is not 0");
+        }
+        if ((info.mwAccessFlags() & AccessFlags.ZERO_BASED) != 0) {
+            throw new VerbsException(Errno.EINVAL, "a type 1 window cannot be zero-based (mw_access_flags ZERO_BASED)");
+        }
+        if (info.mr() != null && info.mr().pd() != w.pd()) {
+            throw new VerbsException(Errno.EPERM, "bind_info.mr is of another protection domain than the window");
+        }
+        try {
+            synchronized (lock) {
+                int key = SendWr.incRkey(w.rkey());
+                bindWr.wrId(bind.wrId()).sendFlags(bind.sendFlags()).bindMw(w, key, info);
+                try {
+                    states.checkPostSend();
+                    sq.post(bindWr);
+                } finally {
+                    bindWr.bindMw(null, 0, bindWr.bindInfo().set(null, 0, 0, 0));
+                }
+                if (states.flushesPosts()) {
+                    flush();
+                } else {
+                    transport.sendPosted();
+                }
+                return key;
+            }
+        } finally {
+            transport.afterSendPosted();
+            raiseCqErrors();
+        }
+    }
+
+    /**
+     * Executes a local operation at its turn in the send queue (rxe {@code rxe_do_local_ops}), for the
+     * transport's requester: BIND_MW (MW_BIND_ERR on failure) or LOCAL_INV (LOC_QP_OP_ERR). Under the lock.
+     *
+     * @return SUCCESS or the WQE's error status
+     */
+    public WcStatus executeLocalOperation(SendWqe w) {
+        return switch (w.opcode) {
+            case BIND_MW -> w.bindMw.bind(this, w);
+            case LOCAL_INV -> pd.resources().invalidate(this, w.invalidateRkey, false) ? WcStatus.SUCCESS
+                    : WcStatus.LOC_QP_OP_ERR;
+            default -> throw new IllegalArgumentException(w.opcode + " is not a local operation");
+        };
+    }
+
+    /** The memory {@code rkey} grants a request on this QP ({@link SoftResources#remote}), or null. Lock-free. */
+    public RemoteRange remoteRange(int rkey, int access) {
+        return pd.resources().remote(this, rkey, access);
+    }
+
+    /** A SEND_WITH_INV's IETH arrived on this QP: invalidates {@code rkey} ({@link SoftResources#invalidate}). */
+    public boolean invalidateRemote(int rkey) {
+        return pd.resources().invalidate(this, rkey, true);
+    }
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 

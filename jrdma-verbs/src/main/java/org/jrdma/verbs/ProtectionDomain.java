@@ -37,6 +37,18 @@ public interface ProtectionDomain extends AutoCloseable {
 
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
+    /**
+     * {@code ibv_alloc_mw(3)}: a memory window of this PD, not bound (its rkey grants nothing yet).
+     *
+     * @param type {@link MwType#TYPE_1} or {@link MwType#TYPE_2} ({@link MwType#of(int)} refuses other
+     *             libibverbs values with EINVAL)
+     * @throws VerbsException EINVAL for a null type or a closed PD; ENOMEM over the device's max_mw;
+     *                        EOPNOTSUPP where the provider has no memory windows
+     */
+    default MemoryWindow allocMw(MwType type) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this provider");
+    }
+
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----

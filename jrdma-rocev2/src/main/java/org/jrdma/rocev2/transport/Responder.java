@@ -11,12 +11,13 @@ import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
+import org.jrdma.rocev2.wire.Ieth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
 import org.jrdma.rocev2.wire.Reth;
 import org.jrdma.soft.RecvWqe;
-import org.jrdma.soft.SoftMr;
+import org.jrdma.soft.RemoteRange;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.WcOpcode;
@@ -98,6 +99,11 @@ final class Responder {
         ERR_LENGTH,
         /** Class A: the receive WQE's SGEs do not resolve: NAK remote operational error. */
         ERR_MALFORMED_WQE,
+        /**
+         * Class J (rxe): a SEND with Invalidate whose IETH names a key that cannot be invalidated: the
+         * receive completes with REM_INV_REQ_ERR, the request is acknowledged, the QP moves to ERR.
+         */
+        ERR_INVALIDATE_RKEY,
         /** Move the QP to ERR. */
         ERROR,
         /** The packet is handled. */
@@ -113,6 +119,7 @@ final class Responder {
     private final AtomicAckEth atomicAck = new AtomicAckEth();
     private final ImmDt immDt = new ImmDt();
     private final Deth deth = new Deth();
+    private final Ieth ieth = new Ieth();
     private final MemorySegment grh = Arena.ofAuto().allocate(GRH_LENGTH, 8);
     private final boolean debug = LOG.isDebugEnabled();
 
@@ -137,16 +144,16 @@ final class Responder {
     /** SEND in progress: bytes placed in the receive WQE. */
     private long sendOffset;
     // RDMA WRITE in progress
-    private SoftMr writeMr;
+    private RemoteRange writeMr;
     private long writeOffset;
     private long writeRemaining;
     private int writeLength;
     // the RETH last resolved in CHK_RKEY
-    private SoftMr rethMr;
+    private RemoteRange rethMr;
     private long rethOffset;
     private long rethLength;
     // the atomic's region resolved in CHK_RKEY
-    private SoftMr atomicMr;
+    private RemoteRange atomicMr;
     private long atomicOffset;
     /** A duplicate READ is being replayed: ePSN and MSN stay. */
     private boolean replay;
@@ -223,6 +230,7 @@ final class Responder {
             case ERR_RKEY_VIOLATION -> classCError(Aeth.NAK_REMOTE_ACCESS_ERROR);
             case ERR_MALFORMED_WQE -> classCError(Aeth.NAK_REMOTE_OPERATIONAL_ERROR);
             case ERR_RNR -> rnr();
+            case ERR_INVALIDATE_RKEY -> invalidateError();
             case ERROR -> {
                 qp.enterErrorState();
                 yield State.DONE;
@@ -408,6 +416,11 @@ final class Responder {
             }
             qp.scatterToRecv(r, sendOffset, pkt.seg, pkt.payloadOffset, len);
             sendOffset += len;
+            // SEND Last / Only with Invalidate: after the data, as rxe's execute()
+            if (Opcode.has(op, Opcode.IETH)
+                    && !qp.invalidateRemote(ieth.wrap(pkt.seg, Opcode.offset(op, Opcode.IETH)).rkey())) {
+                return State.ERR_INVALIDATE_RKEY;
+            }
         } else {
             if (Opcode.isStart(op)) {
                 msgOp = Opcode.OP_RDMA_WRITE;
@@ -444,7 +457,10 @@ final class Responder {
         int op = pkt.opcode;
         boolean imm = Opcode.has(op, Opcode.IMM_DT);
         int immValue = imm ? immDt.wrap(pkt.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
-        if (operation(op) == Opcode.OP_SEND) {
+        if (Opcode.has(op, Opcode.IETH)) {
+            qp.completeRecvHeadInvalidated((int) sendOffset, ieth.wrap(pkt.seg, Opcode.offset(op, Opcode.IETH)).rkey(),
+                    pkt.se);
+        } else if (operation(op) == Opcode.OP_SEND) {
             qp.completeRecvHead(WcOpcode.RECV, (int) sendOffset, imm, immValue, pkt.se);
         } else if (imm) {
             qp.completeRecvHead(WcOpcode.RECV_RDMA_WITH_IMM, writeLength, true, immValue, pkt.se);
@@ -480,7 +496,7 @@ final class Responder {
 
     /** The READ responses, segmented at the path MTU; a replayed READ leaves ePSN and MSN (C9-148). */
     private State readReply() {
-        SoftMr mr = rethMr;
+        RemoteRange mr = rethMr;
         long off = rethOffset;
         long len = rethLength;
         int mtu = qp.mtuBytes();
@@ -609,6 +625,24 @@ final class Responder {
         }
         flushAck();
         sendAck(pkt.psn, Aeth.nakSyndrome(nakCode));
+        return State.ERROR;
+    }
+
+    /**
+     * Class J, as rxe: the receive WQE completes with REM_INV_REQ_ERR, the request is acknowledged as
+     * it asked (the data was placed; the requester's SEND completes), the responder moves to ERR and
+     * refuses everything after. Nothing was invalidated.
+     */
+    private State invalidateError() {
+        qp.completeRecvHeadError(WcStatus.REM_INV_REQ_ERR);
+        msgOp = 0;
+        if (debug) {
+            LOG.debug("QP 0x{} resp: IETH key cannot be invalidated, PSN {}", Integer.toHexString(qp.qpn()), pkt.psn);
+        }
+        flushAck();
+        if (pkt.ackReq) {
+            sendAck(pkt.psn, Aeth.ACK_UNLIMITED);
+        }
         return State.ERROR;
     }
 

@@ -12,6 +12,7 @@ import org.jrdma.soft.QpAttributes;
 import org.jrdma.soft.QpTransport;
 import org.jrdma.soft.RecvQueue;
 import org.jrdma.soft.RecvWqe;
+import org.jrdma.soft.RemoteRange;
 import org.jrdma.soft.SendQueue;
 import org.jrdma.soft.SoftMr;
 import org.jrdma.soft.SoftPd;
@@ -537,9 +538,13 @@ public final class RxeQp implements QpTransport {
 
     /** Stores an atomic's original remote value, in host byte order, into the WQE's 8-byte SGE. */
     void writeAtomicResult(RxeSendWqe w, long orig) {
-        SoftMr mr = w.sgeMr[0];
+        SoftMr.Translation t = w.sgeMr[0].translation(); // one translation for bounds and store (rereg)
+        long off = t.offsetOf(w.sgeAddr[0], 8);
         try {
-            mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, w.sgeAddr[0] - mr.addr(), orig);
+            if (off < 0) {
+                throw new IllegalStateException("region reregistered");
+            }
+            t.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, off, orig);
         } catch (IllegalStateException freed) {
             freedSend = w;
             throw MEMORY_FREED;
@@ -552,16 +557,28 @@ public final class RxeQp implements QpTransport {
     }
 
     /**
-     * The region named by a remote key, if it is valid, belongs to this QP's PD, grants
-     * {@code access} and its memory is still there ({@link SoftMr#isAccessible()}); null otherwise
-     * (the responder then NAKs with remote access error).
+     * The memory a remote key grants (a region's translation or a window's binding, see
+     * {@link SoftQp#remoteRange}): valid, of this QP's PD (a type 2 window: bound through this QP),
+     * granting {@code access}, its memory still there; null otherwise (the responder then NAKs with
+     * remote access error).
      */
-    SoftMr remoteMr(int rkey, int access) {
-        SoftMr mr = pd.softContext().resources().mrs.get(rkey);
-        if (mr == null || mr.softPd() != pd || !mr.isAccessible() || !mr.allows(access)) {
-            return null;
-        }
-        return mr;
+    RemoteRange remoteMr(int rkey, int access) {
+        return core.remoteRange(rkey, access);
+    }
+
+    /** Executes a BIND_MW or LOCAL_INV WQE ({@link SoftQp#executeLocalOperation}). */
+    WcStatus executeLocalOperation(RxeSendWqe w) {
+        return core.executeLocalOperation(w);
+    }
+
+    /** A SEND_WITH_INV's IETH: invalidates {@code rkey} for this QP; false when it cannot be. */
+    boolean invalidateRemote(int rkey) {
+        return core.invalidateRemote(rkey);
+    }
+
+    /** The receive CQE of a SEND with Invalidate: WITH_INV and the invalidated rkey in the imm_data field. */
+    void completeRecvHeadInvalidated(int byteLen, int rkey, boolean solicited) {
+        core.completeRecvHead(WcStatus.SUCCESS, WcOpcode.RECV, byteLen, rkey, attrs.destQpn(), WcFlags.WITH_INV, solicited);
     }
 
     void retireSendHead(WcStatus status, int byteLen, int vendorErr) {
