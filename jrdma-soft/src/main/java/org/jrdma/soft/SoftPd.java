@@ -113,6 +113,18 @@ public final class SoftPd implements ProtectionDomain {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /** {@code ibv_create_srq(3)}: see {@link ProtectionDomain#createSrq}; the SRQ holds a reference on the PD. */
+    @Override
+    public org.jrdma.verbs.SharedReceiveQueue createSrq(org.jrdma.verbs.SrqInitAttr attr) {
+        retain();
+        try {
+            return context.createSrq(this, attr);
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
