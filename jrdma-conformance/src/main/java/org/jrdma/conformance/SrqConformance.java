@@ -328,6 +328,24 @@ public abstract class SrqConformance extends ConformanceBase {
     }
 
     @Test
+    void aResponderErrorOnAnSrqQpRaisesTheErrorThenLastWqeReached() {
+        require(Feature.ASYNC_EVENTS);
+        SrqSetup st = new SrqSetup(8);
+        Sender s = st.sender();
+        st.post(0);
+        s.a.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sgList(sge(s.mra, 0, 64)).rdma(st.mrb.addr(), st.mrb.rkey() ^ 0x5a5a00));
+        expect(s.scq, 1, WcStatus.REM_ACCESS_ERR, "WRITE with a bad rkey");
+        AsyncEvent first = AsyncEventChecks.next(cb, AsyncEventType.QP_ACCESS_ERR, "the responder's access violation");
+        AsyncEvent second = AsyncEventChecks.next(cb, AsyncEventType.QP_LAST_WQE_REACHED, "then the QP leaves the SRQ");
+        assertSame(s.b, first.qp(), "QP of the first event");
+        assertSame(s.b, second.qp(), "QP of the second event");
+        first.ack();
+        second.ack();
+        assertCqEmpty(st.rcq, "the SRQ's WQE is not flushed");
+    }
+
+    @Test
     void aUdQpOnAnSrqReceivesWithTheGrh() {
         require(Feature.UD);
         ProtectionDomain pb = track(cb.allocPd());
