@@ -71,6 +71,8 @@ public final class Params {
     public int numQps = 1;
     public int txDepth;
     public int rxDepth;
+    /** {@code --use-srq} (SEND tests): the receiving side's QPs share one SRQ of {@code rxDepth} WRs. */
+    public boolean useSrq;
     /** -1 = default. */
     public int inlineSize = -1;
     public int postList = 1;

@@ -76,6 +76,9 @@ public final class PerftestCommand implements Callable<Integer> {
     @Option(names = {"-r", "--rx-depth"}, paramLabel = "N", description = "receive queue depth (SEND tests; default 512)")
     Integer rxDepth;
 
+    @Option(names = {"--use-srq", "--use_srq"}, description = "use a shared receive queue (SEND tests); -r sets its max_wr")
+    boolean useSrq;
+
     @Option(names = {"-I", "--inline_size"}, paramLabel = "N", description = "max inline data, bytes (default 0)")
     Integer inline;
 
@@ -202,6 +205,15 @@ public final class PerftestCommand implements Callable<Integer> {
             if (verb != Verb.SEND && p.rxDepth > 1) {
                 throw bad("on RDMA verbs the rx depth (-r) can be only 1");
             }
+        }
+        if (useSrq) {
+            if (verb != Verb.SEND) {
+                throw bad("SRQ (--use-srq) only works with SEND tests");
+            }
+            if (p.numQps > p.rxDepth) {
+                throw bad("Using SRQ depth should be greater than number of QPs.");
+            }
+            p.useSrq = true;
         }
         if (inline != null) {
             if (verb == Verb.READ || verb == Verb.ATOMIC) {

@@ -26,6 +26,7 @@ public abstract class SoftContext implements Context {
 
     protected SoftContext(SoftResources resources) {
         this.resources = resources;
+        resources.contextOpened(asyncEvents);
     }
 
     /** The device's resource tables. */
@@ -165,6 +166,8 @@ public abstract class SoftContext implements Context {
         for (SoftQp qp : toClose) {
             qp.close();
         }
+        asyncEvents.close();
+        resources.contextClosed(asyncEvents);
         onClose();
     }
 
@@ -172,6 +175,46 @@ public abstract class SoftContext implements Context {
     protected abstract void onClose();
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    /** This context's asynchronous events (raised by its QPs, CQs and SRQs, and by the device). */
+    private final AsyncEventQueue asyncEvents = new AsyncEventQueue();
+
+    /** The queue this context's asynchronous events go to. */
+    public AsyncEventQueue asyncEvents() {
+        return asyncEvents;
+    }
+
+    /** {@code ibv_get_async_event}: see {@link Context#getAsyncEvent()}; null only when the thread is interrupted. */
+    @Override
+    public org.jrdma.verbs.AsyncEvent getAsyncEvent() {
+        ensureOpen();
+        return asyncEvents.take(-1);
+    }
+
+    @Override
+    public org.jrdma.verbs.AsyncEvent getAsyncEvent(long timeout, java.util.concurrent.TimeUnit unit) {
+        ensureOpen();
+        return asyncEvents.take(Math.max(0, unit.toNanos(timeout)));
+    }
+
+    /** {@code ibv_create_srq} (from {@link SoftPd#createSrq}): counts it against the device's limit. */
+    final SoftSrq createSrq(SoftPd pd, org.jrdma.verbs.SrqInitAttr attr) {
+        ensureOpen();
+        if (resources.srqCount.incrementAndGet() > SoftSrq.MAX_SRQ) {
+            resources.srqCount.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many SRQs (" + SoftSrq.MAX_SRQ + ")");
+        }
+        try {
+            return new SoftSrq(pd, attr);
+        } catch (RuntimeException e) {
+            resources.srqCount.decrementAndGet();
+            throw e;
+        }
+    }
+
+    final void srqClosed(SoftSrq srq) {
+        resources.srqCount.decrementAndGet();
+    }
 
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 

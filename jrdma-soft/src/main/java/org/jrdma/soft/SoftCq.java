@@ -1,6 +1,7 @@
 package org.jrdma.soft;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Errno;
@@ -79,7 +80,7 @@ public final class SoftCq implements CompletionQueue {
                 overruns++;
                 if (!error) {
                     error = true;
-                    // issue 10 (async events): IBV_EVENT_CQ_ERR for this CQ is raised here
+                    context.asyncEvents().raise(AsyncEventType.CQ_ERR, this, eventAcks);
                 }
                 return false;
             }
@@ -122,8 +123,7 @@ public final class SoftCq implements CompletionQueue {
             snapshot = qps.toArray(new SoftQp[0]);
         }
         for (SoftQp qp : snapshot) {
-            qp.cqFailed();
-            // issue 10 (async events): IBV_EVENT_QP_FATAL for qp is raised here
+            qp.cqFailed(); // raises IBV_EVENT_QP_FATAL for a QP it moves to ERR
         }
     }
 
@@ -191,6 +191,12 @@ public final class SoftCq implements CompletionQueue {
         return overruns;
     }
 
+    /**
+     * {@code ibv_destroy_cq(3)}. Waits up to a second for the asynchronous events of this CQ that
+     * were taken to be acknowledged (libibverbs waits without limit).
+     *
+     * @throws VerbsException EBUSY while a QP still uses it or when an event is still unacknowledged
+     */
     @Override
     public void close() {
         if (closed) {
@@ -201,6 +207,8 @@ public final class SoftCq implements CompletionQueue {
                 throw new VerbsException(Errno.EBUSY, "CQ still used by " + qps.size() + " QPs");
             }
         }
+        eventAcks.awaitAcknowledged(EventAcks.DESTROY_WAIT_NANOS, "CQ");
+        context.asyncEvents().drop(this);
         closed = true;
         if (channel != null) {
             channel.users.decrementAndGet();
@@ -209,6 +217,9 @@ public final class SoftCq implements CompletionQueue {
     }
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
+
+    /** This CQ's asynchronous events (CQ_ERR) taken and not yet acknowledged. */
+    private final EventAcks eventAcks = new EventAcks();
 
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 

@@ -101,6 +101,18 @@ public final class SoftPd implements ProtectionDomain {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /** {@code ibv_create_srq(3)}: see {@link ProtectionDomain#createSrq}; the SRQ holds a reference on the PD. */
+    @Override
+    public org.jrdma.verbs.SharedReceiveQueue createSrq(org.jrdma.verbs.SrqInitAttr attr) {
+        retain();
+        try {
+            return context.createSrq(this, attr);
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     /** The memory of {@code ibv_reg_mr} / {@code ibv_rereg_mr}: native, shared, not empty. @throws VerbsException EINVAL */

@@ -25,6 +25,28 @@ public final class SoftResources implements ResourceCounts {
     private final AtomicInteger nextQpn;
     final AtomicInteger pdCount = new AtomicInteger();
     final AtomicInteger cqCount = new AtomicInteger();
+    final AtomicInteger srqCount = new AtomicInteger();
+    /** The event queues of the contexts open on the device (device and port events go to each). */
+    private final java.util.concurrent.CopyOnWriteArrayList<AsyncEventQueue> eventQueues =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    void contextOpened(AsyncEventQueue q) {
+        eventQueues.add(q);
+    }
+
+    void contextClosed(AsyncEventQueue q) {
+        eventQueues.remove(q);
+    }
+
+    /**
+     * Raises a device event ({@code portNum} 0, e.g. DEVICE_FATAL) or a port event to every context
+     * open on the device ({@code ibv_get_async_event(3)}). Any thread; never waits.
+     */
+    public void raiseDeviceEvent(org.jrdma.verbs.AsyncEventType type, int portNum) {
+        for (AsyncEventQueue q : eventQueues) {
+            q.raisePort(type, portNum);
+        }
+    }
 
     @Override
     public int pds() {

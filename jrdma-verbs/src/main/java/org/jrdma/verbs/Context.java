@@ -59,6 +59,41 @@ public interface Context extends AutoCloseable {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /**
+     * {@code ibv_get_async_event(3)}: takes the oldest asynchronous event of this context, waiting
+     * until there is one. Events are queued per context in the order they were raised (an event
+     * about a QP, CQ or SRQ goes to the context it was created from; port and device events to
+     * every context of the device); those of an object destroyed before they were taken are
+     * dropped, as the kernel drops them. Each event taken must be acknowledged
+     * ({@link AsyncEvent#ack()}).
+     *
+     * <p>Destroying a QP, CQ or SRQ with events taken but not acknowledged (libibverbs'
+     * {@code ibv_destroy_qp} waits for them): jrdma waits up to one second for another thread to
+     * acknowledge them, then fails with EBUSY and leaves the object alive.
+     *
+     * @throws VerbsException ENODEV when the context is (or gets) closed
+     */
+    default AsyncEvent getAsyncEvent() {
+        throw new VerbsException(Errno.EOPNOTSUPP, "asynchronous events are not supported by this provider");
+    }
+
+    /**
+     * The timed form of {@link #getAsyncEvent()} (what {@code poll(2)} on the context's
+     * {@code async_fd} gives in C).
+     *
+     * @param timeout how long to wait at most, 0 for not at all
+     * @return the event, or null when none arrived in time
+     * @throws VerbsException ENODEV when the context is (or gets) closed
+     */
+    default AsyncEvent getAsyncEvent(long timeout, java.util.concurrent.TimeUnit unit) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "asynchronous events are not supported by this provider");
+    }
+
+    /** {@code ibv_ack_async_event(3)}: the same as {@code event.ack()}. */
+    default void ackAsyncEvent(AsyncEvent event) {
+        event.ack();
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----

@@ -35,6 +35,19 @@ public interface ProtectionDomain extends AutoCloseable {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /**
+     * {@code ibv_create_srq(3)}: a shared receive queue of this PD, holding at least
+     * {@code attr.attr().maxWr()} WRs of at least {@code attr.attr().maxSge()} SGEs each (query it for
+     * the actual sizes); its limit starts disarmed.
+     *
+     * @throws VerbsException EINVAL for max_wr not in 1..max_srq_wr or max_sge above max_srq_sge
+     *                        ({@code ibv_query_device}); ENOMEM when the device has max_srq SRQs;
+     *                        EOPNOTSUPP where the provider has no SRQs
+     */
+    default SharedReceiveQueue createSrq(SrqInitAttr attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "shared receive queues are not supported by this provider");
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     /**

@@ -313,7 +313,7 @@ final class Responder {
     private State checkResource() {
         int op = pkt.opcode;
         boolean needsWqe = operation(op) == Opcode.OP_SEND ? Opcode.isStart(op) : Opcode.has(op, Opcode.IMM_DT);
-        return needsWqe && qp.rqHead() == qp.rqTail() ? State.ERR_RNR : State.CHK_LENGTH;
+        return needsWqe && !qp.takeRecvWqe() ? State.ERR_RNR : State.CHK_LENGTH;
     }
 
     /** Payload at most the path MTU; a First or Middle packet carries exactly the MTU (C9-91). */
@@ -401,7 +401,7 @@ final class Responder {
         int len = pkt.payloadLength;
         boolean last = Opcode.isEnd(op);
         if (operation(op) == Opcode.OP_SEND) {
-            RecvWqe r = qp.rqEntry(qp.rqHead());
+            RecvWqe r = qp.recvWqe();
             if (Opcode.isStart(op)) {
                 if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
                     recvError = WcStatus.LOC_PROT_ERR;
@@ -436,7 +436,7 @@ final class Responder {
             writeRemaining -= len;
             if (last) {
                 writeMr = null;
-                if (Opcode.has(op, Opcode.IMM_DT) && qp.resolveRecv(qp.rqEntry(qp.rqHead())) != WcStatus.SUCCESS) {
+                if (Opcode.has(op, Opcode.IMM_DT) && qp.resolveRecv(qp.recvWqe()) != WcStatus.SUCCESS) {
                     recvError = WcStatus.LOC_PROT_ERR;
                     return State.ERR_MALFORMED_WQE;
                 }
@@ -625,6 +625,7 @@ final class Responder {
         }
         flushAck();
         sendAck(pkt.psn, Aeth.nakSyndrome(nakCode));
+        qp.responderError(nakCode, recvError != null);
         return State.ERROR;
     }
 
@@ -679,11 +680,11 @@ final class Responder {
             qp.counters().increment(Counters.RCVD_DROP_BAD_QKEY);
             return;
         }
-        if (qp.rqHead() == qp.rqTail()) {
+        if (!qp.takeRecvWqe()) {
             qp.counters().increment(Counters.RCVD_DROP_NO_RECV_WQE);
             return;
         }
-        RecvWqe r = qp.rqEntry(qp.rqHead());
+        RecvWqe r = qp.recvWqe();
         if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
             qp.completeRecvHeadError(WcStatus.LOC_PROT_ERR);
             return;
