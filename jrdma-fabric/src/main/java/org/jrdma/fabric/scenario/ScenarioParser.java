@@ -380,8 +380,21 @@ public final class ScenarioParser {
     }
 
     private void flows(String[] w) throws ScenarioException {
-        if (w.length < 2 || !w[1].equals("incast")) {
-            throw error("pattern", "flows supports 'incast' (every other host sends to dst)");
+        if (w.length < 2 || !(w[1].equals("incast") || w[1].equals("permutation"))) {
+            throw error("pattern", "flows supports 'incast' (every other host sends to dst) and 'permutation' "
+                    + "(host i sends to host i + H/2 mod H)");
+        }
+        if (w[1].equals("permutation")) {
+            Fields f = new Fields(w, 2, "size", "start", "priority");
+            f.noPositional(0);
+            List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
+            if (hosts.size() < 2) {
+                throw error("pattern", "a permutation needs at least two hosts");
+            }
+            for (int i = 0; i < hosts.size(); i++) {
+                flow("perm-" + hosts.get(i), hosts.get(i), hosts.get((i + hosts.size() / 2) % hosts.size()), f);
+            }
+            return;
         }
         Fields f = new Fields(w, 2, "dst", "size", "start", "priority", "senders");
         f.noPositional(0);
