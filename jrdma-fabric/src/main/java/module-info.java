@@ -10,6 +10,7 @@
 module org.jrdma.fabric {
     requires org.jrdma.congestion;
     requires info.picocli;
+    requires java.management; // the command reports the run's CPU time (events per CPU second)
     exports org.jrdma.fabric.sim;
     exports org.jrdma.fabric.scenario;
     exports org.jrdma.fabric.net;

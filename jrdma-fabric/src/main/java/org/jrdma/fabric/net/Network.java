@@ -335,6 +335,7 @@ public final class Network implements EventHandler {
         line(b, "status", why);
         line(b, "simulated_ns", sim.now() / 1000);
         line(b, "events", sim.events());
+        line(b, "max_pending_events", sim.maxPending());
         line(b, "nodes", scenario.nodes().size());
         line(b, "hosts", nics.length);
         line(b, "switches", switches.length);

@@ -43,6 +43,8 @@ public final class Packet {
     public int pfcPriority;
     /** PFC: the pause time in quanta; 0 resumes (XON). */
     public int pfcQuanta;
+    /** On the wire: when it reaches the peer port, in ps. */
+    public long arrivalPs;
 
     void clear() {
         type = 0;
@@ -58,5 +60,6 @@ public final class Packet {
         inPort = 0;
         pfcPriority = 0;
         pfcQuanta = 0;
+        arrivalPs = 0;
     }
 }

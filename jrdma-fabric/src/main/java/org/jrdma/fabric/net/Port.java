@@ -1,5 +1,6 @@
 package org.jrdma.fabric.net;
 
+import java.util.ArrayDeque;
 import java.util.SplittableRandom;
 import org.jrdma.fabric.sim.EventHandler;
 import org.jrdma.fabric.sim.Simulator;
@@ -10,6 +11,10 @@ import org.jrdma.fabric.sim.Simulator;
  * probability on arrival (HPCC's {@code ERROR_RATE_PER_LINK}), and keeps the PFC state that the
  * peer's pause frames set on this port's egress priorities.
  *
+ * <p>The frames on the wire wait in a FIFO with their arrival times and only the head has an event
+ * in the simulator's queue (a frame starts after the previous one ended, so arrivals on a link come
+ * in sending order): the event queue holds a few events per port, not one per packet in flight.
+ *
  * <p>PFC frames are sent at once, beside the data (a frame of 64 bytes: it takes its serialization
  * time and the delay, but not the port's transmitter). Pause semantics: XOFF/XON (paused until an
  * XON, as HPCC) or timed (802.1Qbb: a pause of quanta × 512 bit times that an XON, a refresh or
@@ -18,7 +23,8 @@ import org.jrdma.fabric.sim.Simulator;
 final class Port implements EventHandler {
     private static final int TX_DONE = 0;
     private static final int ARRIVE = 1;
-    private static final int PAUSE_EXPIRE = 2;
+    private static final int DELIVER = 2;
+    private static final int PAUSE_EXPIRE = 3;
     /** A PFC frame's size on the wire. */
     static final int PFC_FRAME_BYTES = 64;
 
@@ -32,6 +38,8 @@ final class Port implements EventHandler {
     private final Network net;
     Port peer;
     private boolean busy;
+    /** Frames on the wire towards the peer, in arrival order (arrivals on one link are monotonic). */
+    private final ArrayDeque<Packet> wire = new ArrayDeque<>();
     private final boolean[] paused = new boolean[8];
     private final long[] pauseUntil = new long[8];
     long txBytes;
@@ -71,7 +79,11 @@ final class Port implements EventHandler {
         long ser = serializationPs(p.wireBytes);
         Simulator sim = net.sim;
         sim.after(ser, this, TX_DONE, null);
-        sim.after(ser + delayPs, peer, ARRIVE, p);
+        p.arrivalPs = sim.now() + ser + delayPs;
+        wire.addLast(p);
+        if (wire.size() == 1) {
+            sim.at(p.arrivalPs, this, DELIVER, null);
+        }
     }
 
     /** Sends a PFC frame for {@code prio} to the peer: {@code quanta} &gt; 0 pauses, 0 resumes. */
@@ -92,6 +104,14 @@ final class Port implements EventHandler {
                 kick();
             }
             case ARRIVE -> arrive((Packet) payload);
+            case DELIVER -> {
+                Packet p = wire.pollFirst();
+                Packet next = wire.peekFirst();
+                if (next != null) {
+                    net.sim.at(next.arrivalPs, this, DELIVER, null);
+                }
+                peer.arrive(p);
+            }
             default -> {
                 int prio = kind - PAUSE_EXPIRE;
                 if (paused[prio] && net.sim.now() >= pauseUntil[prio]) {

@@ -33,6 +33,15 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long samplePs, long eventBudget,
         long memoryBudgetBytes) {
 
+    /** This scenario with another duration (&gt; 0, in ps). */
+    public Scenario withDuration(long ps) {
+        if (ps <= 0) {
+            throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
+        }
+        return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, buffer, ecn, pfc, dcqcn,
+                ackInterval, rtoPs, nackIntervalPs, samplePs, eventBudget, memoryBudgetBytes);
+    }
+
     /**
      * The switch MMU, as HPCC's {@code SwitchMmu}.
      *

@@ -34,6 +34,7 @@ public final class Simulator {
     private final long memoryBudgetBytes;
     private long now;
     private long events;
+    private int maxPending;
 
     /**
      * @param seed              the run's seed (every component's RNG derives from it)
@@ -64,12 +65,20 @@ public final class Simulator {
         return queue.size();
     }
 
+    /** The most events that waited at once. */
+    public int maxPending() {
+        return maxPending;
+    }
+
     /** Schedules {@code h} to run {@code kind} at absolute time {@code timePs} (not before now). */
     public void at(long timePs, EventHandler h, int kind, Object payload) {
         if (timePs < now) {
             throw new IllegalArgumentException("event in the past: " + timePs + " < " + now);
         }
         queue.schedule(timePs, h, kind, payload);
+        if (queue.size() > maxPending) {
+            maxPending = queue.size();
+        }
     }
 
     /** Schedules {@code h} to run {@code kind} after {@code delayPs}. */
