@@ -66,4 +66,19 @@ class Dcqcn2to1FigureTest {
         assertEquals(0, Runs.num(s, "pfc_pause_frames"));
         assertEquals(0, Runs.num(s, "switch_drops"));
     }
+
+    /** The PFC-only side of F3: the same two flows without DCQCN fill the buffer and pause the senders. */
+    @Test
+    void withoutDcqcnPfcPausesTheSenders(@TempDir Path tmp) throws Exception {
+        String text = java.nio.file.Files.readString(Runs.shipped("dcqcn-2to1.fabric"))
+                .replace("dcqcn paper", "dcqcn off").replace("duration 200ms", "duration 20ms");
+        Runs.run(text, 1, tmp);
+        Map<String, String> s = Runs.summary(tmp);
+        System.out.printf(Locale.ROOT, "F3, PFC only (20 ms): %s PFC pause frames, bottleneck queue max %s B, "
+                + "%s drops (with DCQCN over 200 ms: 0 pauses)%n", s.get("pfc_pause_frames"),
+                s.get("max_egress_queue_bytes"), s.get("switch_drops"));
+        assertTrue(Runs.num(s, "pfc_pause_frames") > 10, s.toString());
+        assertEquals(0, Runs.num(s, "switch_drops"));
+        assertTrue(Runs.num(s, "max_egress_queue_bytes") > 200_000);
+    }
 }
