@@ -58,6 +58,9 @@ public final class Network implements EventHandler {
     long marked;
     long nacks;
     long dataPackets;
+    long watchdogStorms;
+    long watchdogDrops;
+    long stuckDiscards;
     int finished;
 
     /** The outcome of a run. */
@@ -151,6 +154,14 @@ public final class Network implements EventHandler {
             sw.ports(p, mmu);
         }
         routes(nodes, ports);
+        if (s.watchdog() != null) {
+            for (Switch sw : switches) {
+                sw.watchdog = new PfcWatchdog(this, sw, s.watchdog());
+            }
+        }
+        for (Scenario.StuckSpec st : s.stuck()) {
+            ((Nic) nodes[ids.get(st.host())]).stuckAt(st.atPs());
+        }
         this.flows = new Flow[s.flows().size()];
         for (int i = 0; i < flows.length; i++) {
             FlowSpec fs = s.flows().get(i);
@@ -254,6 +265,11 @@ public final class Network implements EventHandler {
             f.src.schedule(f);
         }
         sim.at(0, this, SAMPLE, null);
+        for (Switch sw : switches) {
+            if (sw.watchdog != null) {
+                sw.watchdog.start();
+            }
+        }
         Simulator.StopReason stop;
         try (out) {
             stop = sim.run(scenario.durationPs());
@@ -344,6 +360,10 @@ public final class Network implements EventHandler {
         line(b, "pfc", !pfc ? "off" : quantaMode ? "quanta " + pfcQuanta : "xon-xoff");
         line(b, "ecn", !ecn ? "off" : String.format(Locale.ROOT, "kmin=%d kmax=%d pmax=%s", scenario.ecn().kminBytes(),
                 scenario.ecn().kmaxBytes(), scenario.ecn().pmax()));
+        line(b, "watchdog", scenario.watchdog() == null ? "off" : String.format(Locale.ROOT,
+                "%s poll=%dus detect=%dus restore=%dus action=%s", scenario.watchdog().name(),
+                scenario.watchdog().pollPs() / 1_000_000, scenario.watchdog().detectPs() / 1_000_000,
+                scenario.watchdog().restorePs() / 1_000_000, scenario.watchdog().drop() ? "drop" : "forward"));
         line(b, "flows", flows.length);
         line(b, "flows_finished", finished);
         line(b, "data_packets_sent", dataPackets);
@@ -355,6 +375,9 @@ public final class Network implements EventHandler {
         line(b, "link_losses", lost);
         line(b, "nacks", nacks);
         line(b, "timeouts", flowTimeouts);
+        line(b, "watchdog_storms", watchdogStorms);
+        line(b, "watchdog_drops", watchdogDrops);
+        line(b, "stuck_nic_discards", stuckDiscards);
         line(b, "max_egress_queue_bytes", maxQueue);
         line(b, "samples", samples);
         line(b, "packets_allocated", pool.created());

@@ -12,7 +12,9 @@ import org.jrdma.fabric.sim.Simulator;
  * or the retransmission timeout sends again from the byte it names / the oldest unacked byte.
  * Receiving: in-order data is ACKed every {@code ackInterval} packets (and at the end); a gap
  * draws one NAK per gap (again after {@code nackInterval}); a CE mark goes to the flow's DCQCN
- * notification point, which sends at most one CNP per interval. Hosts never send PFC (as HPCC).
+ * notification point, which sends at most one CNP per interval. Hosts send no PFC (as HPCC) unless
+ * the scenario makes the NIC stuck: then it discards what it receives and sends XOFF on priorities
+ * 1–7 for ever, refreshed at half the longest pause (the NIC pause storm of Guo et al. 2016).
  *
  * <p>DCQCN runs on the virtual clock: it is given {@code now / 1000} ns.
  */
@@ -20,6 +22,7 @@ final class Nic implements Node, EventHandler {
     private static final int WAKE = 0;
     private static final int START = 1;
     private static final int RTO = 2;
+    private static final int STUCK = 3;
     /** ACK/NAK on the wire: headers + AETH (4 B). */
     static final int ACK_EXTRA = 4;
     /** CNP on the wire: headers + 16 reserved bytes (IBTA Annex A17). */
@@ -33,6 +36,9 @@ final class Nic implements Node, EventHandler {
     private final ArrayList<Flow> active = new ArrayList<>();
     private int rr;
     private long wakeAt = Long.MAX_VALUE;
+    /** The receive pipeline stopped: discard what arrives, keep pausing the switch. */
+    private boolean stuck;
+    long stuckDiscards;
 
     Nic(Network net, int id, String name) {
         this.net = net;
@@ -54,6 +60,11 @@ final class Nic implements Node, EventHandler {
         net.sim.at(f.spec.startPs(), this, START, f);
     }
 
+    /** The receive pipeline stops at {@code atPs} (a host-originated pause storm). */
+    void stuckAt(long atPs) {
+        net.sim.at(atPs, this, STUCK, null);
+    }
+
     @Override
     public void onEvent(int kind, Object payload) {
         Simulator sim = net.sim;
@@ -70,6 +81,15 @@ final class Nic implements Node, EventHandler {
                 f.lastProgressPs = sim.now();
                 active.add(f);
                 port.kick();
+            }
+            case STUCK -> {
+                // XOFF on every lossless priority, refreshed at half the pause time, for ever
+                stuck = true;
+                for (int prio = 1; prio < SwitchMmu.QUEUES; prio++) {
+                    port.sendPfc(prio, PfcQuanta.MAX);
+                }
+                net.pauses += SwitchMmu.QUEUES - 1;
+                sim.after(Math.max(1, PfcQuanta.durationPs(PfcQuanta.MAX, port.rateBps) / 2), this, STUCK, null);
             }
             default -> timeout((Flow) payload);
         }
@@ -163,6 +183,12 @@ final class Nic implements Node, EventHandler {
 
     @Override
     public void receive(Port in, Packet p) {
+        if (stuck) {
+            stuckDiscards++;
+            net.stuckDiscards++;
+            net.pool.release(p);
+            return;
+        }
         Flow f = net.flows[p.flow];
         long now = net.sim.now();
         switch (p.type) {

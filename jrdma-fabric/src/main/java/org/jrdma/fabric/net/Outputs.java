@@ -23,6 +23,8 @@ import java.nio.file.Path;
  *     ports with bytes waiting.</li>
  * <li>{@code rate.txt} (jrdma): {@code time_ns flow dcqcn_rate_bps goodput_bps} per sample and
  *     running flow (goodput: in-order bytes delivered in the last interval).</li>
+ * <li>{@code watchdog.txt} (jrdma): {@code time_ns node ifIndex queue event}, event 1 when the PFC
+ *     watchdog puts an egress queue in storm mode, 0 when it restores it.</li>
  * <li>{@code summary.txt}: the run's counters (no wall-clock values, so seeds compare
  *     byte for byte).</li>
  * </ul>
@@ -32,6 +34,7 @@ final class Outputs implements Closeable {
     private final BufferedWriter pfc;
     private final BufferedWriter queue;
     private final BufferedWriter rate;
+    private final BufferedWriter watchdog;
     private final Path dir;
     private final StringBuilder line = new StringBuilder(128);
 
@@ -42,6 +45,7 @@ final class Outputs implements Closeable {
         pfc = writer("pfc.txt");
         queue = writer("queue.txt");
         rate = writer("rate.txt");
+        watchdog = writer("watchdog.txt");
     }
 
     private BufferedWriter writer(String name) throws IOException {
@@ -92,6 +96,12 @@ final class Outputs implements Closeable {
         write(rate);
     }
 
+    void watchdog(long nowPs, int node, int port, int q, int event) {
+        line.append(nowPs / 1000).append(' ').append(node).append(' ').append(port + 1).append(' ').append(q).append(' ')
+                .append(event);
+        write(watchdog);
+    }
+
     void text(String name, String content) throws IOException {
         Files.writeString(dir.resolve(name), content, StandardCharsets.US_ASCII);
     }
@@ -102,5 +112,6 @@ final class Outputs implements Closeable {
         pfc.close();
         queue.close();
         rate.close();
+        watchdog.close();
     }
 }

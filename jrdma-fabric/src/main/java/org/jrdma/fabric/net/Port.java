@@ -43,6 +43,12 @@ final class Port implements EventHandler {
     private final boolean[] paused = new boolean[8];
     private final long[] pauseUntil = new long[8];
     long txBytes;
+    /** Bytes sent per priority (the PFC watchdog's "did the queue transmit"). */
+    final long[] txBytesByPriority = new long[8];
+    /** When a pause frame for a priority last arrived (the watchdog's restoration check). */
+    final long[] lastPauseRxPs = new long[8];
+    /** The watchdog has this priority in storm mode: the peer's pauses are ignored. */
+    final boolean[] ignorePause = new boolean[8];
     long lost;
 
     Port(Network net, Node node, int index, long rateBps, long delayPs, double loss, SplittableRandom random) {
@@ -60,8 +66,13 @@ final class Port implements EventHandler {
         return (bytes * 8_000_000_000_000L + rateBps - 1) / rateBps;
     }
 
-    /** True if the peer paused this port's egress priority {@code prio}. */
+    /** True if the peer's pause holds this port's egress priority {@code prio} (and the watchdog does not ignore it). */
     boolean paused(int prio) {
+        return paused[prio] && !ignorePause[prio];
+    }
+
+    /** True if the peer's last pause for {@code prio} is in effect, whether or not it is ignored. */
+    boolean pauseInEffect(int prio) {
         return paused[prio];
     }
 
@@ -76,6 +87,7 @@ final class Port implements EventHandler {
         }
         busy = true;
         txBytes += p.wireBytes;
+        txBytesByPriority[p.priority] += p.wireBytes;
         long ser = serializationPs(p.wireBytes);
         Simulator sim = net.sim;
         sim.after(ser, this, TX_DONE, null);
@@ -150,6 +162,7 @@ final class Port implements EventHandler {
         }
         boolean was = paused[prio];
         paused[prio] = true;
+        lastPauseRxPs[prio] = now;
         if (!was) {
             net.out.pfc(now, node, this, 1);
         }

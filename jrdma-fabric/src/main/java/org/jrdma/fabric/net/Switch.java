@@ -27,6 +27,8 @@ final class Switch implements Node, EventHandler {
     private final SplittableRandom random;
     long drops;
     long maxEgressBytes;
+    /** The PFC watchdog, or null. */
+    PfcWatchdog watchdog;
 
     Switch(Network net, int id, int index, SplittableRandom random) {
         this.net = net;
@@ -85,10 +87,33 @@ final class Switch implements Node, EventHandler {
         return c[(int) Math.floorMod(h, (long) c.length)];
     }
 
+    /** True if egress (port, q) holds packets. */
+    boolean queued(int port, int q) {
+        return !queues[port][q].isEmpty();
+    }
+
+    /** The watchdog's drop action: empties egress (port, q), accounting each packet as dequeued. */
+    void flush(int port, int q) {
+        Packet p;
+        while ((p = queues[port][q].pollFirst()) != null) {
+            mmu.dequeue(p.inPort, q, port, p.wireBytes);
+            if (net.pfc && mmu.shouldResume(p.inPort, q)) {
+                ports[p.inPort].sendPfc(q, 0);
+            }
+            net.watchdogDrops++;
+            net.pool.release(p);
+        }
+    }
+
     @Override
     public void receive(Port in, Packet p) {
         int out = route(p.dst, p.flow);
         int q = p.priority;
+        if (q != 0 && watchdog != null && watchdog.dropping(out, q)) {
+            net.watchdogDrops++;
+            net.pool.release(p);
+            return;
+        }
         if (q != 0) {
             if (!mmu.admit(in.index, q, p.wireBytes)) {
                 drops++;

@@ -27,11 +27,13 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param samplePs          the interval of rate and queue samples in ps
  * @param eventBudget       the most events the run may take
  * @param memoryBudgetBytes the most heap the run may use
+ * @param watchdog          the switches' PFC watchdog (null: off)
+ * @param stuck             hosts whose NIC gets stuck (host-originated pause storm)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long samplePs, long eventBudget,
-        long memoryBudgetBytes) {
+        long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
@@ -39,7 +41,39 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
             throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, buffer, ecn, pfc, dcqcn,
-                ackInterval, rtoPs, nackIntervalPs, samplePs, eventBudget, memoryBudgetBytes);
+                ackInterval, rtoPs, nackIntervalPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
+    }
+
+    /**
+     * The PFC watchdog of every switch (SONiC {@code pfcwd}, Juniper, Cisco: FABRIC-REFERENCE.md §4).
+     * Every {@code pollPs} it looks at each egress (port, queue 1–7): a queue that is paused by its
+     * peer, holds packets and sent nothing since the last poll is stormed; stormed for
+     * {@code detectPs} (counted in whole polls), the watchdog acts: {@code drop} flushes the queue,
+     * drops what arrives for it and ignores the peer's pauses; {@code forward} ignores the pauses
+     * and forwards. It restores the queue once no pause frame has come for {@code restorePs}.
+     *
+     * @param name          the preset's name ({@code sonic}: 200/200/200 ms, drop; {@code juniper}:
+     *                      poll 100 ms, detect 200 ms, restore 200 ms, drop)
+     * @param pollPs        the poll interval
+     * @param detectPs      the detection time
+     * @param restorePs     the restoration time
+     * @param drop          drop (true) or forward (false)
+     * @param hostPortsOnly watch only ports that face a host (a ToR's server ports), else every port
+     */
+    public record WatchdogSpec(String name, long pollPs, long detectPs, long restorePs, boolean drop,
+            boolean hostPortsOnly) {
+    }
+
+    /**
+     * A host whose NIC's receive pipeline stops at {@code atPs}: from then on it discards what it
+     * receives and sends PFC XOFF on priorities 1–7, refreshed, for ever (Guo et al., SIGCOMM 2016,
+     * the NIC pause-frame storm).
+     *
+     * @param host the host's name
+     * @param atPs when it gets stuck
+     * @param line the scenario line
+     */
+    public record StuckSpec(String host, long atPs, int line) {
     }
 
     /**

@@ -43,6 +43,8 @@ public final class ScenarioParser {
     private long samplePs = 10 * US;
     private long eventBudget = 2_000_000_000L;
     private long memoryBudget = 1L << 30;
+    private Scenario.WatchdogSpec watchdog;
+    private final List<Scenario.StuckSpec> stuck = new ArrayList<>();
     private boolean topologySeen;
     private int line;
 
@@ -312,6 +314,47 @@ public final class ScenarioParser {
                 flow(f.positional.get(0), f.string("src", null), f.string("dst", null), f);
             }
             case "flows" -> flows(w);
+            case "watchdog" -> {
+                if (w.length < 2) {
+                    throw error("preset", "watchdog needs a preset (sonic, juniper) or off");
+                }
+                if (w[1].equals("off")) {
+                    watchdog = null;
+                    return;
+                }
+                String[] d = switch (w[1]) {
+                    case "sonic" -> new String[] {"200ms", "200ms", "200ms"};
+                    case "juniper" -> new String[] {"100ms", "200ms", "200ms"};
+                    default -> throw error("preset", "unknown watchdog preset '" + w[1] + "' (known: sonic, juniper)");
+                };
+                Fields f = new Fields(w, 2, "poll", "detect", "restore", "action", "scope");
+                f.noPositional(0);
+                String action = f.string("action", "drop");
+                String scope = f.string("scope", "host-ports");
+                if (!action.equals("drop") && !action.equals("forward")) {
+                    throw error("action", "'" + action + "' is not drop or forward");
+                }
+                if (!scope.equals("host-ports") && !scope.equals("all")) {
+                    throw error("scope", "'" + scope + "' is not host-ports or all");
+                }
+                long poll = f.time("poll", d[0]);
+                if (poll == 0) {
+                    throw error("poll", "must be positive");
+                }
+                watchdog = new Scenario.WatchdogSpec(w[1], poll, f.time("detect", d[1]), f.time("restore", d[2]),
+                        action.equals("drop"), scope.equals("host-ports"));
+            }
+            case "stuck" -> {
+                Fields f = new Fields(w, 1, "at");
+                if (f.positional.size() != 1) {
+                    throw error(null, "stuck needs one host name, then at=");
+                }
+                NodeSpec h = nodes.get(f.positional.get(0));
+                if (h == null || h.isSwitch()) {
+                    throw error("host", "'" + f.positional.get(0) + "' is not a host");
+                }
+                stuck.add(new Scenario.StuckSpec(h.name(), f.time("at", null), line));
+            }
             case "sample" -> {
                 Fields f = new Fields(w, 1, "interval");
                 f.noPositional(0);
@@ -330,7 +373,7 @@ public final class ScenarioParser {
                 }
             }
             default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
-                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, sample, budget)");
+                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, watchdog, stuck, sample, budget)");
         }
     }
 
@@ -543,6 +586,10 @@ public final class ScenarioParser {
                         + " ports; at most 256");
             }
         }
+        if (pfc == null && !stuck.isEmpty()) {
+            Scenario.StuckSpec st = stuck.getFirst();
+            throw new ScenarioException(source, st.line(), "host", "a stuck NIC sends PFC pauses: PFC is off");
+        }
         long wire = mtu + header;
         if (buffer.bufferBytes() < wire) {
             line = bufferLine;
@@ -555,6 +602,6 @@ public final class ScenarioParser {
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
                 List.copyOf(flows), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, samplePs, eventBudget,
-                memoryBudget);
+                memoryBudget, watchdog, List.copyOf(stuck));
     }
 }
