@@ -45,6 +45,27 @@ class FabricRunTest {
                 Files.readAllBytes(tmp.resolve("c").resolve("rate.txt"))));
     }
 
+    /** A CNP acts after the NIC's reaction delay (23 µs: Soft-RoCE's loop, SwCC Table 1). */
+    @Test
+    void theCcReactionDelayDelaysTheCut(@TempDir Path tmp) throws Exception {
+        Runs.run(TWO_TO_ONE, 1, tmp.resolve("hw"));
+        Runs.run(TWO_TO_ONE + "nic cc-delay=23us\n", 1, tmp.resolve("soft"));
+        Map<String, String> hw = Runs.summary(tmp.resolve("hw"));
+        Map<String, String> soft = Runs.summary(tmp.resolve("soft"));
+        assertEquals("0", hw.get("cc_reaction_delay_ns"));
+        assertEquals("23000", soft.get("cc_reaction_delay_ns"));
+        assertTrue(Runs.num(soft, "rp_cnp_handled") > 0);
+        // the first CNP: handled 23 µs later, so the first rate below line rate comes later
+        long firstCutHw = firstRateBelowLine(tmp.resolve("hw"));
+        long firstCutSoft = firstRateBelowLine(tmp.resolve("soft"));
+        assertTrue(firstCutSoft > firstCutHw, firstCutHw + " vs " + firstCutSoft);
+    }
+
+    private static long firstRateBelowLine(Path dir) throws IOException {
+        return Runs.rows(dir, "rate.txt").stream().filter(r -> r[2] < 40_000_000_000L).mapToLong(r -> r[0]).min()
+                .orElseThrow();
+    }
+
     @Test
     void anEventBudgetStopsTheRunWithPartialOutputs(@TempDir Path tmp) throws Exception {
         Network.Result r = Runs.run(TWO_TO_ONE + "budget events=100000\n", 1, tmp);

@@ -43,6 +43,7 @@ public final class Network implements EventHandler {
     final int ackInterval;
     final long rtoPs;
     final long nackIntervalPs;
+    final long ccDelayPs;
     final Flow[] flows;
     private final Nic[] nics;
     private final Switch[] switches;
@@ -81,6 +82,7 @@ public final class Network implements EventHandler {
         this.ackInterval = s.ackInterval();
         this.rtoPs = s.rtoPs();
         this.nackIntervalPs = s.nackIntervalPs();
+        this.ccDelayPs = s.ccDelayPs();
 
         int n = s.nodes().size();
         Node[] nodes = new Node[n];
@@ -364,6 +366,7 @@ public final class Network implements EventHandler {
                 "%s poll=%dus detect=%dus restore=%dus action=%s", scenario.watchdog().name(),
                 scenario.watchdog().pollPs() / 1_000_000, scenario.watchdog().detectPs() / 1_000_000,
                 scenario.watchdog().restorePs() / 1_000_000, scenario.watchdog().drop() ? "drop" : "forward"));
+        line(b, "cc_reaction_delay_ns", ccDelayPs / 1000);
         line(b, "flows", flows.length);
         line(b, "flows_finished", finished);
         line(b, "data_packets_sent", dataPackets);

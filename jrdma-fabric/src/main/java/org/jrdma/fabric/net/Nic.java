@@ -23,6 +23,7 @@ final class Nic implements Node, EventHandler {
     private static final int START = 1;
     private static final int RTO = 2;
     private static final int STUCK = 3;
+    private static final int CNP_ACT = 4;
     /** ACK/NAK on the wire: headers + AETH (4 B). */
     static final int ACK_EXTRA = 4;
     /** CNP on the wire: headers + 16 reserved bytes (IBTA Annex A17). */
@@ -90,6 +91,11 @@ final class Nic implements Node, EventHandler {
                 }
                 net.pauses += SwitchMmu.QUEUES - 1;
                 sim.after(Math.max(1, PfcQuanta.durationPs(PfcQuanta.MAX, port.rateBps) / 2), this, STUCK, null);
+            }
+            case CNP_ACT -> {
+                Flow f = (Flow) payload;
+                f.rp.onCnp(sim.now() / 1000);
+                net.cnpHandled++;
             }
             default -> timeout((Flow) payload);
         }
@@ -214,7 +220,9 @@ final class Nic implements Node, EventHandler {
                 }
             }
             case Packet.CNP -> {
-                if (f.rp != null) {
+                if (f.rp != null && net.ccDelayPs > 0) {
+                    net.sim.after(net.ccDelayPs, this, CNP_ACT, f); // the NIC's CC reaction delay
+                } else if (f.rp != null) {
                     f.rp.onCnp(now / 1000);
                     net.cnpHandled++;
                 }

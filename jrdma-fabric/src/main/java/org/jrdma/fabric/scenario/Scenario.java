@@ -24,6 +24,9 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param ackInterval       the receiver ACKs every this many packets (default 1, HPCC's L2_ACK_INTERVAL)
  * @param rtoPs             the sender's retransmission timeout in ps (go-back-N from the oldest unacked)
  * @param nackIntervalPs    the least time between two NAKs of one flow (default 500 µs, HPCC's NACK generation interval)
+ * @param ccDelayPs         the NIC's congestion-control reaction delay: a CNP acts on the rate this long
+ *                          after it arrives (FABRIC-REFERENCE.md §5: 3.1 µs for a ConnectX-5's loop,
+ *                          23 µs for Soft-RoCE's; default 0)
  * @param samplePs          the interval of rate and queue samples in ps
  * @param eventBudget       the most events the run may take
  * @param memoryBudgetBytes the most heap the run may use
@@ -32,8 +35,8 @@ import org.jrdma.congestion.DcqcnParameters;
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
-        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long samplePs, long eventBudget,
-        long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
+        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
+        long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
@@ -41,7 +44,7 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
             throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, buffer, ecn, pfc, dcqcn,
-                ackInterval, rtoPs, nackIntervalPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
+                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
     }
 
     /**

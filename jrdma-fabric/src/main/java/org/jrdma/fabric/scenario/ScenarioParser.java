@@ -40,6 +40,7 @@ public final class ScenarioParser {
     private int ackInterval = 1;
     private long rtoPs = 1_000 * US;
     private long nackIntervalPs = 500 * US;
+    private long ccDelayPs;
     private long samplePs = 10 * US;
     private long eventBudget = 2_000_000_000L;
     private long memoryBudget = 1L << 30;
@@ -297,11 +298,12 @@ public final class ScenarioParser {
                 }
             }
             case "nic" -> {
-                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval");
+                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay");
                 f.noPositional(0);
                 ackInterval = (int) f.integer("ack-interval", "1", 1, 1 << 20);
                 rtoPs = f.time("rto", "1ms");
                 nackIntervalPs = f.time("nack-interval", "500us");
+                ccDelayPs = f.time("cc-delay", "0");
                 if (rtoPs == 0) {
                     throw error("rto", "must be positive");
                 }
@@ -601,7 +603,7 @@ public final class ScenarioParser {
             throw error("size", "the buffer must exceed ECN's kmax");
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
-                List.copyOf(flows), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, samplePs, eventBudget,
-                memoryBudget, watchdog, List.copyOf(stuck));
+                List.copyOf(flows), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck));
     }
 }
