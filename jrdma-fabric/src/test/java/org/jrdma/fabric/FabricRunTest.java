@@ -79,6 +79,14 @@ class FabricRunTest {
         assertFalse(Runs.rows(tmp, "rate.txt").isEmpty());
     }
 
+    @Test
+    void aMemoryBudgetStopsTheRunWithPartialOutputs(@TempDir Path tmp) throws Exception {
+        Network.Result r = Runs.run(TWO_TO_ONE + "budget memory=1KB\n", 1, tmp); // any heap in use exceeds it
+        assertEquals(Simulator.StopReason.MEMORY_BUDGET, r.stop());
+        assertEquals("STOPPED: memory budget of 1000 bytes passed (partial outputs)", Runs.summary(tmp).get("status"));
+        assertTrue(Files.exists(tmp.resolve("fct.txt")) && Files.exists(tmp.resolve("qlen.txt")));
+    }
+
     /** 8-to-1 incast at line rate, no congestion control: PFC pauses the senders and nothing drops. */
     @Test
     void pfcKeepsAnIncastLossless(@TempDir Path tmp) throws Exception {
