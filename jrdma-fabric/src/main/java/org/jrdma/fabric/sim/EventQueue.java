@@ -6,16 +6,22 @@ package org.jrdma.fabric.sim;
  * and a run is a pure function of its inputs (the design of ns-3's {@code MapScheduler} and htsim's
  * {@code EventList}; FABRIC-REFERENCE.md §2, §8).
  *
- * <p>The heap is parallel primitive and reference arrays, grown by doubling: scheduling and taking
- * an event allocate nothing once the arrays have grown to the run's peak. Not thread-safe (the
+ * <p>The heap holds (time, sequence) keys interleaved in one {@code long[]} and, per position, the
+ * index of a slot that keeps the handler, kind and payload (slots do not move while the heap
+ * reorders); all arrays grow by doubling, so scheduling and taking an event allocate nothing once
+ * they have grown to the run's peak. Not thread-safe (the
  * simulator is one thread).
  */
 public final class EventQueue {
-    private long[] time;
-    private long[] seq;
+    // the heap: per position its (time, seq) key, interleaved so one comparison reads one cache line,
+    // and the slot that holds its handler, kind and payload (slots never move)
+    private long[] keys;
+    private int[] slotAt;
     private EventHandler[] handler;
     private int[] kind;
     private Object[] payload;
+    private int[] freeSlots;
+    private int freeCount;
     private int size;
     private long nextSeq;
     private EventHandler takenHandler;
@@ -25,11 +31,16 @@ public final class EventQueue {
     /** An empty queue with room for {@code capacity} events before it grows. */
     public EventQueue(int capacity) {
         int c = Math.max(16, capacity);
-        time = new long[c];
-        seq = new long[c];
+        keys = new long[2 * c];
+        slotAt = new int[c];
         handler = new EventHandler[c];
         kind = new int[c];
         payload = new Object[c];
+        freeSlots = new int[c];
+        for (int i = 0; i < c; i++) {
+            freeSlots[i] = c - 1 - i;
+        }
+        freeCount = c;
     }
 
     /** Events waiting. */
@@ -44,7 +55,7 @@ public final class EventQueue {
 
     /** The time of the earliest event (ps); only when not empty. */
     public long peekTime() {
-        return time[0];
+        return keys[0];
     }
 
     /**
@@ -56,20 +67,29 @@ public final class EventQueue {
      * @param p       its payload, or null
      */
     public void schedule(long timePs, EventHandler h, int k, Object p) {
-        if (size == time.length) {
+        if (size == slotAt.length) {
             grow();
         }
+        int slot = freeSlots[--freeCount];
+        handler[slot] = h;
+        kind[slot] = k;
+        payload[slot] = p;
         long s = nextSeq++;
         int i = size++;
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            if (!less(timePs, s, time[parent], seq[parent])) {
+            long pt = keys[2 * parent];
+            if (timePs > pt || (timePs == pt && s > keys[2 * parent + 1])) {
                 break;
             }
-            move(parent, i);
+            keys[2 * i] = pt;
+            keys[2 * i + 1] = keys[2 * parent + 1];
+            slotAt[i] = slotAt[parent];
             i = parent;
         }
-        set(i, timePs, s, h, k, p);
+        keys[2 * i] = timePs;
+        keys[2 * i + 1] = s;
+        slotAt[i] = slot;
     }
 
     /**
@@ -78,35 +98,48 @@ public final class EventQueue {
      * Only when not empty.
      */
     public long take() {
-        long t = time[0];
-        takenHandler = handler[0];
-        takenKind = kind[0];
-        takenPayload = payload[0];
+        long t = keys[0];
+        int top = slotAt[0];
+        takenHandler = handler[top];
+        takenKind = kind[top];
+        takenPayload = payload[top];
+        handler[top] = null;
+        payload[top] = null;
+        freeSlots[freeCount++] = top;
         int last = --size;
-        long lt = time[last];
-        long ls = seq[last];
-        EventHandler lh = handler[last];
-        int lk = kind[last];
-        Object lp = payload[last];
-        handler[last] = null;
-        payload[last] = null;
+        if (last == 0) {
+            return t;
+        }
+        long lt = keys[2 * last];
+        long ls = keys[2 * last + 1];
+        int lslot = slotAt[last];
         int i = 0;
         int half = size >>> 1;
         while (i < half) {
             int c = 2 * i + 1;
             int r = c + 1;
-            if (r < size && less(time[r], seq[r], time[c], seq[c])) {
-                c = r;
+            long ct = keys[2 * c];
+            long cs = keys[2 * c + 1];
+            if (r < size) {
+                long rt = keys[2 * r];
+                long rs = keys[2 * r + 1];
+                if (rt < ct || (rt == ct && rs < cs)) {
+                    c = r;
+                    ct = rt;
+                    cs = rs;
+                }
             }
-            if (!less(time[c], seq[c], lt, ls)) {
+            if (lt < ct || (lt == ct && ls < cs)) {
                 break;
             }
-            move(c, i);
+            keys[2 * i] = ct;
+            keys[2 * i + 1] = cs;
+            slotAt[i] = slotAt[c];
             i = c;
         }
-        if (size > 0) {
-            set(i, lt, ls, lh, lk, lp);
-        }
+        keys[2 * i] = lt;
+        keys[2 * i + 1] = ls;
+        slotAt[i] = lslot;
         return t;
     }
 
@@ -125,32 +158,17 @@ public final class EventQueue {
         return takenPayload;
     }
 
-    private static boolean less(long t1, long s1, long t2, long s2) {
-        return t1 < t2 || (t1 == t2 && s1 < s2);
-    }
-
-    private void move(int from, int to) {
-        time[to] = time[from];
-        seq[to] = seq[from];
-        handler[to] = handler[from];
-        kind[to] = kind[from];
-        payload[to] = payload[from];
-    }
-
-    private void set(int i, long t, long s, EventHandler h, int k, Object p) {
-        time[i] = t;
-        seq[i] = s;
-        handler[i] = h;
-        kind[i] = k;
-        payload[i] = p;
-    }
-
     private void grow() {
-        int c = time.length * 2;
-        time = java.util.Arrays.copyOf(time, c);
-        seq = java.util.Arrays.copyOf(seq, c);
+        int old = slotAt.length;
+        int c = old * 2;
+        keys = java.util.Arrays.copyOf(keys, 2 * c);
+        slotAt = java.util.Arrays.copyOf(slotAt, c);
         handler = java.util.Arrays.copyOf(handler, c);
         kind = java.util.Arrays.copyOf(kind, c);
         payload = java.util.Arrays.copyOf(payload, c);
+        freeSlots = java.util.Arrays.copyOf(freeSlots, c);
+        for (int i = old; i < c; i++) {
+            freeSlots[freeCount++] = i;
+        }
     }
 }
