@@ -9,8 +9,9 @@ import picocli.CommandLine.Command;
  * tools ({@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
  * {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_atomic_bw}, {@code ib_atomic_lat}),
  * {@code rc_pingpong} and {@code ud_pingpong} (rdma-core's {@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}),
- * {@code imm_pingpong} (SEND and RDMA
- * WRITE with immediate), {@code devinfo}, {@code stat} (device counters) or {@code pcap-check}.
+ * {@code imm_pingpong} (SEND and RDMA WRITE with immediate), {@code devinfo}, {@code stat} (device
+ * counters), {@code pcap-check} or {@code fabric} (the fabric model, {@code org.jrdma.fabric}:
+ * {@code jrdma fabric run SCENARIO}).
  */
 @Command(name = "jrdma", description = "RDMA for Java: perftest-compatible tools and device information.",
         subcommandsRepeatable = false)
@@ -50,6 +51,7 @@ public final class Jrdma implements Runnable {
         CommandLine pcap = new CommandLine(new PcapCheckCommand(out, err));
         pcap.setUnmatchedOptionsArePositionalParams(true); // --port, -h ... go to PcapCheck as they are
         cl.addSubcommand("pcap-check", pcap);
+        cl.addSubcommand("fabric", org.jrdma.fabric.cli.FabricCommand.commandLine());
         return Tools.configure(cl, out, err);
     }
 

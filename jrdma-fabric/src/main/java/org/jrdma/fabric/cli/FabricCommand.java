@@ -1,0 +1,132 @@
+package org.jrdma.fabric.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.jrdma.fabric.net.Network;
+import org.jrdma.fabric.scenario.Scenario;
+import org.jrdma.fabric.scenario.ScenarioException;
+import org.jrdma.fabric.scenario.ScenarioParser;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code jrdma fabric}: the fabric model's command. {@code jrdma fabric run SCENARIO [--seed N]
+ * [--out DIR] [--duration TIME]} runs a scenario file (or a shipped scenario by name, e.g. {@code dcqcn-2to1}) and
+ * writes every output into DIR; the run's summary and its speed (events per second of wall time
+ * and of the simulating thread's CPU time, which is what a shared machine's load does not skew) go
+ * to stdout (not into DIR, whose files stay byte-identical for one seed). Exit status 0 on a completed run, 1 when the scenario is refused or a budget stops
+ * the run (the partial outputs are written), 2 on a usage error.
+ */
+@Command(name = "fabric", description = "The fabric model: a deterministic simulator of RoCE v2 fabrics (PFC, ECN, DCQCN).",
+        mixinStandardHelpOptions = true, subcommands = {FabricCommand.Run.class})
+public final class FabricCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The command (picocli instantiates it). */
+    public FabricCommand() {
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: run");
+    }
+
+    /** The {@code fabric} command line, for a launcher to add as a subcommand. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new FabricCommand());
+    }
+
+    /** Reads a scenario from a path, or a shipped scenario by name. */
+    static Scenario load(String scenario) throws IOException, ScenarioException {
+        Path p = Path.of(scenario);
+        if (Files.isRegularFile(p)) {
+            return ScenarioParser.parse(p);
+        }
+        String name = scenario.endsWith(".fabric") ? scenario : scenario + ".fabric";
+        if (name.matches("[A-Za-z0-9_.-]+")) {
+            try (InputStream in = FabricCommand.class.getResourceAsStream("/org/jrdma/fabric/scenarios/" + name)) {
+                if (in != null) {
+                    return ScenarioParser.parse(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        throw new ScenarioException(scenario, 0, null, "no such file, and no shipped scenario of that name");
+    }
+
+    /** {@code jrdma fabric run}. */
+    @Command(name = "run", mixinStandardHelpOptions = true,
+            description = "Run SCENARIO (a file, or a shipped scenario's name) and write its outputs into DIR: "
+                    + "fct.txt, pfc.txt, qlen.txt (HPCC formats), queue.txt, rate.txt, summary.txt.")
+    static final class Run implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "SCENARIO", description = "scenario file or shipped scenario name")
+        String scenario;
+
+        @Option(names = "--seed", paramLabel = "N", description = "the run's seed (default: the scenario's)")
+        Long seed;
+
+        @Option(names = "--out", paramLabel = "DIR", description = "output directory (default: fabric-out/NAME)")
+        Path out;
+
+        @Option(names = "--duration", paramLabel = "TIME",
+                description = "simulated time to run, e.g. 2ms (default: the scenario's duration)")
+        String duration;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter o = spec.commandLine().getOut();
+            PrintWriter e = spec.commandLine().getErr();
+            Scenario s;
+            Network net;
+            long seedUsed;
+            Path dir;
+            try {
+                s = load(scenario);
+                if (duration != null) {
+                    try {
+                        s = s.withDuration(org.jrdma.fabric.scenario.Units.time(duration));
+                    } catch (IllegalArgumentException ex) {
+                        throw new CommandLine.ParameterException(spec.commandLine(), "--duration: " + ex.getMessage());
+                    }
+                }
+                seedUsed = seed != null ? seed : s.seed();
+                dir = out != null ? out : Path.of("fabric-out", s.name().replaceAll("[^A-Za-z0-9_.-]", "_"));
+                net = Network.build(s, seedUsed, dir);
+            } catch (ScenarioException ex) {
+                e.println("fabric: " + ex.getMessage());
+                e.flush();
+                return 1;
+            }
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            long c0 = mx.getCurrentThreadCpuTime();
+            long t0 = System.nanoTime();
+            Network.Result r = net.run();
+            double wall = (System.nanoTime() - t0) / 1e9;
+            double cpu = (mx.getCurrentThreadCpuTime() - c0) / 1e9;
+            o.print(r.summary());
+            o.printf(Locale.ROOT, "wall_seconds %.3f%ncpu_seconds %.3f%nevents_per_second %.0f%n"
+                    + "events_per_cpu_second %.0f%nheap_used_bytes %d%noutputs %s%n", wall, cpu,
+                    r.events() / Math.max(wall, 1e-9), r.events() / Math.max(cpu, 1e-9),
+                    Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory(), dir);
+            o.flush();
+            if (!r.summary().contains("status completed")) {
+                e.println("fabric: " + r.summary().lines().filter(l -> l.startsWith("status ")).findFirst()
+                        .orElse("status ?").substring(7));
+                e.flush();
+                return 1;
+            }
+            return 0;
+        }
+    }
+}

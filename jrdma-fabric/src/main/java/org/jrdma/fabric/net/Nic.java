@@ -1,0 +1,268 @@
+package org.jrdma.fabric.net;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import org.jrdma.fabric.sim.EventHandler;
+import org.jrdma.fabric.sim.Simulator;
+
+/**
+ * A host's RoCE NIC with one port. Sending: control frames (ACK, NAK, CNP) first, then the active
+ * QPs round-robin, each held to its DCQCN rate by a pacing time (the rate limiter; HPCC's
+ * {@code m_nextAvail}) and skipped while PFC pauses its priority. Loss recovery is go-back-N: a NAK
+ * or the retransmission timeout sends again from the byte it names / the oldest unacked byte.
+ * Receiving: in-order data is ACKed every {@code ackInterval} packets (and at the end); a gap
+ * draws one NAK per gap (again after {@code nackInterval}); a CE mark goes to the flow's DCQCN
+ * notification point, which sends at most one CNP per interval. Hosts send no PFC (as HPCC) unless
+ * the scenario makes the NIC stuck: then it discards what it receives and sends XOFF on priorities
+ * 1–7 for ever, refreshed at half the longest pause (the NIC pause storm of Guo et al. 2016).
+ *
+ * <p>DCQCN runs on the virtual clock: it is given {@code now / 1000} ns.
+ */
+final class Nic implements Node, EventHandler {
+    private static final int WAKE = 0;
+    private static final int START = 1;
+    private static final int RTO = 2;
+    private static final int STUCK = 3;
+    private static final int CNP_ACT = 4;
+    /** ACK/NAK on the wire: headers + AETH (4 B). */
+    static final int ACK_EXTRA = 4;
+    /** CNP on the wire: headers + 16 reserved bytes (IBTA Annex A17). */
+    static final int CNP_EXTRA = 16;
+
+    private final Network net;
+    private final int id;
+    final String name;
+    Port port;
+    private final ArrayDeque<Packet> control = new ArrayDeque<>();
+    private final ArrayList<Flow> active = new ArrayList<>();
+    private int rr;
+    private long wakeAt = Long.MAX_VALUE;
+    /** The receive pipeline stopped: discard what arrives, keep pausing the switch. */
+    private boolean stuck;
+    long stuckDiscards;
+
+    Nic(Network net, int id, String name) {
+        this.net = net;
+        this.id = id;
+        this.name = name;
+    }
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    @Override
+    public int nodeType() {
+        return 0;
+    }
+
+    void schedule(Flow f) {
+        net.sim.at(f.spec.startPs(), this, START, f);
+    }
+
+    /** The receive pipeline stops at {@code atPs} (a host-originated pause storm). */
+    void stuckAt(long atPs) {
+        net.sim.at(atPs, this, STUCK, null);
+    }
+
+    @Override
+    public void onEvent(int kind, Object payload) {
+        Simulator sim = net.sim;
+        switch (kind) {
+            case WAKE -> {
+                if (sim.now() == wakeAt) {
+                    wakeAt = Long.MAX_VALUE;
+                    port.kick();
+                }
+            }
+            case START -> {
+                Flow f = (Flow) payload;
+                f.started = true;
+                f.lastProgressPs = sim.now();
+                active.add(f);
+                port.kick();
+            }
+            case STUCK -> {
+                // XOFF on every lossless priority, refreshed at half the pause time, for ever
+                stuck = true;
+                for (int prio = 1; prio < SwitchMmu.QUEUES; prio++) {
+                    port.sendPfc(prio, PfcQuanta.MAX);
+                }
+                net.pauses += SwitchMmu.QUEUES - 1;
+                sim.after(Math.max(1, PfcQuanta.durationPs(PfcQuanta.MAX, port.rateBps) / 2), this, STUCK, null);
+            }
+            case CNP_ACT -> {
+                Flow f = (Flow) payload;
+                f.rp.onCnp(sim.now() / 1000);
+                net.cnpHandled++;
+            }
+            default -> timeout((Flow) payload);
+        }
+    }
+
+    private void timeout(Flow f) {
+        f.rtoArmed = false;
+        if (f.done) {
+            return;
+        }
+        long now = net.sim.now();
+        if (f.sndNxt > f.sndUna && now - f.lastProgressPs >= net.rtoPs) {
+            f.timeouts++;
+            net.timeouts++;
+            f.sndNxt = f.sndUna;
+            f.lastProgressPs = now;
+            port.kick();
+        }
+        if (f.sndNxt > f.sndUna) {
+            f.rtoArmed = true;
+            net.sim.at(f.lastProgressPs + net.rtoPs, this, RTO, f);
+        }
+    }
+
+    @Override
+    public Packet next(Port out) {
+        Packet c = control.pollFirst();
+        if (c != null) {
+            return c;
+        }
+        long now = net.sim.now();
+        int n = active.size();
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            int k = (rr + i) % n;
+            Flow f = active.get(k);
+            if (f.sndNxt >= f.size || out.paused(f.priority)) {
+                continue;
+            }
+            if (f.nextAvailPs > now) {
+                earliest = Math.min(earliest, f.nextAvailPs);
+                continue;
+            }
+            rr = k + 1;
+            return data(f, now);
+        }
+        if (earliest != Long.MAX_VALUE && earliest < wakeAt) {
+            wakeAt = earliest;
+            net.sim.at(earliest, this, WAKE, null);
+        }
+        return null;
+    }
+
+    private Packet data(Flow f, long now) {
+        Packet p = net.pool.get();
+        p.type = Packet.DATA;
+        p.flow = f.index;
+        p.src = id;
+        p.dst = f.dst.id();
+        p.psn = f.sndNxt;
+        p.payload = (int) Math.min(net.mtu, f.size - f.sndNxt);
+        p.wireBytes = p.payload + net.header;
+        p.priority = f.priority;
+        p.ect = net.ecn;
+        f.sndNxt += p.payload;
+        f.sentPackets++;
+        net.dataPackets++;
+        if (f.rp != null) {
+            f.rp.onSent(now / 1000, p.wireBytes);
+            f.nextAvailPs = now + f.rp.transmitTimePs(p.wireBytes);
+        }
+        if (!f.rtoArmed) {
+            f.rtoArmed = true;
+            net.sim.at(now + net.rtoPs, this, RTO, f);
+        }
+        return p;
+    }
+
+    private void control(int type, Flow f, long psn, int to) {
+        Packet p = net.pool.get();
+        p.type = type;
+        p.flow = f.index;
+        p.src = id;
+        p.dst = to;
+        p.psn = psn;
+        p.priority = 0;
+        p.wireBytes = net.header + (type == Packet.CNP ? CNP_EXTRA : ACK_EXTRA);
+        control.addLast(p);
+        port.kick();
+    }
+
+    @Override
+    public void receive(Port in, Packet p) {
+        if (stuck) {
+            stuckDiscards++;
+            net.stuckDiscards++;
+            net.pool.release(p);
+            return;
+        }
+        Flow f = net.flows[p.flow];
+        long now = net.sim.now();
+        switch (p.type) {
+            case Packet.DATA -> receiveData(f, p, now);
+            case Packet.ACK -> {
+                if (p.psn > f.sndUna) {
+                    f.sndUna = p.psn;
+                    f.lastProgressPs = now;
+                    if (f.sndNxt < f.sndUna) {
+                        f.sndNxt = f.sndUna;
+                    }
+                    if (f.sndUna >= f.size && !f.done) {
+                        finish(f, now);
+                    }
+                }
+            }
+            case Packet.NACK -> {
+                if (p.psn >= f.sndUna && !f.done) {
+                    f.sndUna = p.psn;
+                    f.sndNxt = p.psn;
+                    f.lastProgressPs = now;
+                    port.kick();
+                }
+            }
+            case Packet.CNP -> {
+                if (f.rp != null && net.ccDelayPs > 0) {
+                    net.sim.after(net.ccDelayPs, this, CNP_ACT, f); // the NIC's CC reaction delay
+                } else if (f.rp != null) {
+                    f.rp.onCnp(now / 1000);
+                    net.cnpHandled++;
+                }
+            }
+            default -> throw new IllegalStateException("packet type " + p.type + " at a NIC");
+        }
+        net.pool.release(p);
+    }
+
+    private void receiveData(Flow f, Packet p, long now) {
+        if (p.ce && f.np != null && f.np.onCongestionExperienced(now / 1000)) {
+            net.cnpSent++;
+            control(Packet.CNP, f, 0, p.src);
+        }
+        if (p.psn == f.expected) {
+            f.expected += p.payload;
+            f.delivered += p.payload;
+            f.nackFor = -1;
+            if (++f.sinceAck >= net.ackInterval || f.expected >= f.size) {
+                f.sinceAck = 0;
+                control(Packet.ACK, f, f.expected, p.src);
+            }
+        } else if (p.psn > f.expected) {
+            if (f.nackFor != f.expected || now - f.lastNackPs >= net.nackIntervalPs) {
+                f.nackFor = f.expected;
+                f.lastNackPs = now;
+                net.nacks++;
+                control(Packet.NACK, f, f.expected, p.src);
+            }
+        } else {
+            control(Packet.ACK, f, f.expected, p.src); // a duplicate after go-back-N: say where we are
+        }
+    }
+
+    private void finish(Flow f, long now) {
+        f.done = true;
+        f.finishPs = now;
+        active.remove(f);
+        rr = 0;
+        net.out.fct(f);
+        net.finished++;
+    }
+}

@@ -1,0 +1,65 @@
+package org.jrdma.fabric.net;
+
+/**
+ * A frame on the simulated wire: a RoCE v2 data packet, an ACK, a NAK, a CNP, or a PFC frame.
+ * Packets come from a {@link PacketPool} and go back to it when consumed or dropped, so the steady
+ * state allocates none. Fields are plain (one simulator thread).
+ */
+public final class Packet {
+    /** Data (RDMA WRITE/SEND payload; {@link #psn} is the byte offset, HPCC-style). */
+    public static final int DATA = 0;
+    /** Cumulative ACK: {@link #psn} is the next expected byte offset. */
+    public static final int ACK = 1;
+    /** NAK (PSN sequence error): {@link #psn} is the expected byte offset; go back to it. */
+    public static final int NACK = 2;
+    /** Congestion notification packet (RoCE v2, IBTA Annex A17) to the flow's sender. */
+    public static final int CNP = 3;
+    /** 802.1Qbb PFC frame (link-local). */
+    public static final int PFC = 4;
+
+    /** One of the type constants. */
+    public int type;
+    /** The flow's index. */
+    public int flow;
+    /** The host that sent it (node id). */
+    public int src;
+    /** The host it goes to (node id). */
+    public int dst;
+    /** Byte offset (DATA) or acknowledged offset (ACK/NACK). */
+    public long psn;
+    /** Payload bytes. */
+    public int payload;
+    /** Bytes on the wire (payload + headers). */
+    public int wireBytes;
+    /** The priority / switch queue, 0–7 (0: control, strict). */
+    public int priority;
+    /** ECN-capable transport (ECT(0)). */
+    public boolean ect;
+    /** ECN congestion experienced. */
+    public boolean ce;
+    /** At a switch: the ingress port it came in on (MMU accounting). */
+    public int inPort;
+    /** PFC: the priority paused or resumed. */
+    public int pfcPriority;
+    /** PFC: the pause time in quanta; 0 resumes (XON). */
+    public int pfcQuanta;
+    /** On the wire: when it reaches the peer port, in ps. */
+    public long arrivalPs;
+
+    void clear() {
+        type = 0;
+        flow = 0;
+        src = 0;
+        dst = 0;
+        psn = 0;
+        payload = 0;
+        wireBytes = 0;
+        priority = 0;
+        ect = false;
+        ce = false;
+        inPort = 0;
+        pfcPriority = 0;
+        pfcQuanta = 0;
+        arrivalPs = 0;
+    }
+}

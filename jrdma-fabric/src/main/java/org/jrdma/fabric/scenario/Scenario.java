@@ -1,0 +1,116 @@
+package org.jrdma.fabric.scenario;
+
+import java.util.List;
+import org.jrdma.congestion.DcqcnParameters;
+
+/**
+ * A parsed, checked scenario: the topology, the flows and every parameter of the run, each with its
+ * default when the file does not set it (see {@code jrdma-fabric/scenarios/README.md} for the file
+ * format). Built by {@link ScenarioParser}; immutable.
+ *
+ * @param name              the scenario's name
+ * @param durationPs        simulated time to run, in ps
+ * @param seed              the default seed (the command's {@code --seed} overrides it)
+ * @param mtuBytes          payload bytes per data packet (default 1000, HPCC's PACKET_PAYLOAD_SIZE)
+ * @param headerBytes       bytes each packet adds on the wire (default 62: Ethernet 14 + IPv4 20 +
+ *                          UDP 8 + BTH 12 + ICRC 4 + FCS 4; preamble and gap not modelled)
+ * @param nodes             hosts and switches
+ * @param links             links
+ * @param flows             flows
+ * @param buffer            the switches' MMU parameters
+ * @param ecn               ECN marking at the switches (null: off)
+ * @param pfc               PFC (null: off, the fabric is lossy)
+ * @param dcqcn             the NICs' DCQCN set (null: no congestion control, line rate)
+ * @param ackInterval       the receiver ACKs every this many packets (default 1, HPCC's L2_ACK_INTERVAL)
+ * @param rtoPs             the sender's retransmission timeout in ps (go-back-N from the oldest unacked)
+ * @param nackIntervalPs    the least time between two NAKs of one flow (default 500 µs, HPCC's NACK generation interval)
+ * @param ccDelayPs         the NIC's congestion-control reaction delay: a CNP acts on the rate this long
+ *                          after it arrives (FABRIC-REFERENCE.md §5: 3.1 µs for a ConnectX-5's loop,
+ *                          23 µs for Soft-RoCE's; default 0)
+ * @param samplePs          the interval of rate and queue samples in ps
+ * @param eventBudget       the most events the run may take
+ * @param memoryBudgetBytes the most heap the run may use
+ * @param watchdog          the switches' PFC watchdog (null: off)
+ * @param stuck             hosts whose NIC gets stuck (host-originated pause storm)
+ */
+public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
+        List<LinkSpec> links, List<FlowSpec> flows, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
+        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
+        long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
+
+    /** This scenario with another duration (&gt; 0, in ps). */
+    public Scenario withDuration(long ps) {
+        if (ps <= 0) {
+            throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
+        }
+        return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, buffer, ecn, pfc, dcqcn,
+                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
+    }
+
+    /**
+     * The PFC watchdog of every switch (SONiC {@code pfcwd}, Juniper, Cisco: FABRIC-REFERENCE.md §4).
+     * Every {@code pollPs} it looks at each egress (port, queue 1–7): a queue that is paused by its
+     * peer, holds packets and sent nothing since the last poll is stormed; stormed for
+     * {@code detectPs} (counted in whole polls), the watchdog acts: {@code drop} flushes the queue,
+     * drops what arrives for it and ignores the peer's pauses; {@code forward} ignores the pauses
+     * and forwards. It restores the queue once no pause frame has come for {@code restorePs}.
+     *
+     * @param name          the preset's name ({@code sonic}: 200/200/200 ms, drop; {@code juniper}:
+     *                      poll 100 ms, detect 200 ms, restore 200 ms, drop)
+     * @param pollPs        the poll interval
+     * @param detectPs      the detection time
+     * @param restorePs     the restoration time
+     * @param drop          drop (true) or forward (false)
+     * @param hostPortsOnly watch only ports that face a host (a ToR's server ports), else every port
+     */
+    public record WatchdogSpec(String name, long pollPs, long detectPs, long restorePs, boolean drop,
+            boolean hostPortsOnly) {
+    }
+
+    /**
+     * A host whose NIC's receive pipeline stops at {@code atPs}: from then on it discards what it
+     * receives and sends PFC XOFF on priorities 1–7, refreshed, for ever (Guo et al., SIGCOMM 2016,
+     * the NIC pause-frame storm).
+     *
+     * @param host the host's name
+     * @param atPs when it gets stuck
+     * @param line the scenario line
+     */
+    public record StuckSpec(String host, long atPs, int line) {
+    }
+
+    /**
+     * The switch MMU, as HPCC's {@code SwitchMmu}.
+     *
+     * @param bufferBytes       the shared buffer per switch
+     * @param reserveBytes      guaranteed per (ingress port, queue) (HPCC: 4 KiB)
+     * @param resumeOffsetBytes XON when the shared use is this far below the threshold (HPCC: 3 KiB)
+     * @param headroomFactor    headroom per port = factor × rate × delay / 8 (HPCC: 3)
+     * @param baseShift         the dynamic threshold is free &gt;&gt; shift at the hosts' rate
+     *                          (HPCC: 3, α = 1/8), one less per doubling of a port's rate
+     */
+    public record BufferSpec(long bufferBytes, long reserveBytes, long resumeOffsetBytes, int headroomFactor,
+            int baseShift) {
+    }
+
+    /**
+     * RED/ECN marking at dequeue on the egress bytes of a (port, queue).
+     *
+     * @param kminBytes below or at this, no mark
+     * @param kmaxBytes above this, every packet is marked
+     * @param pmax      the marking probability at Kmax, in [0, 1]
+     */
+    public record EcnSpec(long kminBytes, long kmaxBytes, double pmax) {
+    }
+
+    /**
+     * PFC.
+     *
+     * @param quantaMode false: XOFF/XON (HPCC: paused until resumed); true: 802.1Qbb timed pauses
+     *                   of {@code quanta} × 512 bit times, refreshed at half that while congested,
+     *                   and XON as a zero-quanta frame
+     * @param quanta     the pause time of an XOFF in 512-bit-time quanta (1–65535)
+     */
+    public record PfcSpec(boolean quantaMode, int quanta) {
+    }
+}

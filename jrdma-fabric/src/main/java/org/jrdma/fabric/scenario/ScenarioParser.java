@@ -1,0 +1,609 @@
+package org.jrdma.fabric.scenario;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jrdma.congestion.DcqcnParameters;
+
+/**
+ * Reads a scenario file (format: {@code jrdma-fabric/scenarios/README.md}): one directive per
+ * line, {@code #} starts a comment, fields are {@code key=value}. Every error names the line and
+ * the field; impossible values (negative or zero rates, a buffer smaller than one MTU, Kmin above
+ * Kmax, a host with other than one link, a flow to an unknown host) are refused here, before any
+ * run.
+ */
+public final class ScenarioParser {
+    private static final long US = 1_000_000L;
+
+    private final String source;
+    private final Map<String, NodeSpec> nodes = new LinkedHashMap<>();
+    private final List<LinkSpec> links = new ArrayList<>();
+    private final List<FlowSpec> flows = new ArrayList<>();
+    private String name;
+    private long durationPs = 10_000 * US;
+    private long seed = 1;
+    private int mtu = 1000;
+    private int header = 62;
+    private Scenario.BufferSpec buffer = new Scenario.BufferSpec(32L << 20, 4 * 1024, 3 * 1024, 3, 3);
+    private int bufferLine;
+    private Scenario.EcnSpec ecn;
+    private Scenario.PfcSpec pfc = new Scenario.PfcSpec(false, 65535);
+    private DcqcnParameters dcqcn;
+    private int ackInterval = 1;
+    private long rtoPs = 1_000 * US;
+    private long nackIntervalPs = 500 * US;
+    private long ccDelayPs;
+    private long samplePs = 10 * US;
+    private long eventBudget = 2_000_000_000L;
+    private long memoryBudget = 1L << 30;
+    private Scenario.WatchdogSpec watchdog;
+    private final List<Scenario.StuckSpec> stuck = new ArrayList<>();
+    private boolean topologySeen;
+    private int line;
+
+    private ScenarioParser(String source) {
+        this.source = source;
+        this.name = source.replaceFirst("\\.fabric$", "");
+    }
+
+    /** Parses a file; the file's name is the source in messages. */
+    public static Scenario parse(Path file) throws IOException, ScenarioException {
+        return parse(file.getFileName().toString(), Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    /** Parses scenario text; {@code source} names it in messages. */
+    public static Scenario parse(String source, String text) throws ScenarioException {
+        ScenarioParser p = new ScenarioParser(source);
+        String[] lines = text.split("\\R", -1);
+        for (int i = 0; i < lines.length; i++) {
+            p.line = i + 1;
+            String l = lines[i];
+            int hash = l.indexOf('#');
+            if (hash >= 0) {
+                l = l.substring(0, hash);
+            }
+            l = l.strip();
+            if (!l.isEmpty()) {
+                p.directive(l.split("\\s+"));
+            }
+        }
+        return p.finish();
+    }
+
+    private ScenarioException error(String field, String detail) {
+        return new ScenarioException(source, line, field, detail);
+    }
+
+    /** The key=value fields of a directive after its positional words. */
+    private final class Fields {
+        final String directive;
+        final Map<String, String> values = new HashMap<>();
+        final List<String> positional = new ArrayList<>();
+        final Set<String> known;
+
+        Fields(String[] words, int first, String... known) throws ScenarioException {
+            this.directive = words[0];
+            this.known = new TreeSet<>(List.of(known));
+            for (int i = first; i < words.length; i++) {
+                int eq = words[i].indexOf('=');
+                if (eq < 0) {
+                    positional.add(words[i]);
+                    continue;
+                }
+                String k = words[i].substring(0, eq);
+                if (!this.known.contains(k)) {
+                    throw error(k, "unknown field of '" + directive + "' (known: " + String.join(", ", this.known) + ")");
+                }
+                if (values.put(k, words[i].substring(eq + 1)) != null) {
+                    throw error(k, "given twice");
+                }
+            }
+        }
+
+        String string(String k, String dflt) throws ScenarioException {
+            String v = values.get(k);
+            if (v == null) {
+                if (dflt == null) {
+                    throw error(k, "missing (" + directive + " needs it)");
+                }
+                return dflt;
+            }
+            if (v.isEmpty()) {
+                throw error(k, "empty value");
+            }
+            return v;
+        }
+
+        long rate(String k, String dflt) throws ScenarioException {
+            long r = convert(k, string(k, dflt), Units::rate);
+            if (r <= 0) {
+                throw error(k, "a rate must be positive: " + string(k, dflt));
+            }
+            return r;
+        }
+
+        long time(String k, String dflt) throws ScenarioException {
+            long t = convert(k, string(k, dflt), Units::time);
+            if (t < 0) {
+                throw error(k, "a time must not be negative: " + string(k, dflt));
+            }
+            return t;
+        }
+
+        long size(String k, String dflt) throws ScenarioException {
+            long b = convert(k, string(k, dflt), Units::size);
+            if (b < 0) {
+                throw error(k, "a size must not be negative: " + string(k, dflt));
+            }
+            return b;
+        }
+
+        long integer(String k, String dflt, long min, long max) throws ScenarioException {
+            String v = string(k, dflt);
+            long n;
+            try {
+                n = Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                throw error(k, "not an integer: '" + v + "'");
+            }
+            if (n < min || n > max) {
+                throw error(k, v + " is out of range " + min + ".." + max);
+            }
+            return n;
+        }
+
+        double fraction(String k, String dflt, boolean oneAllowed) throws ScenarioException {
+            String v = string(k, dflt);
+            double d;
+            try {
+                d = Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                throw error(k, "not a number: '" + v + "'");
+            }
+            if (!(d >= 0 && (oneAllowed ? d <= 1 : d < 1))) {
+                throw error(k, v + " is out of range [0, 1" + (oneAllowed ? "]" : ")"));
+            }
+            return d;
+        }
+
+        void noPositional(int max) throws ScenarioException {
+            if (positional.size() > max) {
+                throw error(null, "unexpected word '" + positional.get(max) + "' in '" + directive + "'");
+            }
+        }
+    }
+
+    private interface Converter {
+        long apply(String s);
+    }
+
+    private long convert(String k, String v, Converter c) throws ScenarioException {
+        try {
+            return c.apply(v);
+        } catch (IllegalArgumentException e) {
+            throw error(k, e.getMessage());
+        }
+    }
+
+    private void directive(String[] w) throws ScenarioException {
+        switch (w[0]) {
+            case "name" -> {
+                if (w.length < 2) {
+                    throw error(null, "name needs a value");
+                }
+                name = String.join(" ", List.of(w).subList(1, w.length));
+            }
+            case "duration" -> {
+                Fields f = new Fields(new String[] {"duration", "time=" + arg(w, "time")}, 1, "time");
+                durationPs = f.time("time", null);
+                if (durationPs == 0) {
+                    throw error("time", "the duration must be positive");
+                }
+            }
+            case "seed" -> seed = new Fields(new String[] {"seed", "value=" + arg(w, "value")}, 1, "value")
+                    .integer("value", null, Long.MIN_VALUE, Long.MAX_VALUE);
+            case "packet" -> {
+                Fields f = new Fields(w, 1, "mtu", "header");
+                f.noPositional(0);
+                mtu = (int) f.integer("mtu", "1000", 64, 9000);
+                header = (int) f.integer("header", "62", 0, 512);
+            }
+            case "host", "switch" -> {
+                if (w.length < 2) {
+                    throw error(null, w[0] + " needs at least one name");
+                }
+                for (int i = 1; i < w.length; i++) {
+                    node(w[i], w[0].equals("switch"));
+                }
+            }
+            case "link" -> {
+                Fields f = new Fields(w, 1, "rate", "delay", "loss");
+                if (f.positional.size() != 2) {
+                    throw error(null, "link needs two node names, then rate=, delay=, loss=");
+                }
+                link(f.positional.get(0), f.positional.get(1), f.rate("rate", null), f.time("delay", "1us"),
+                        f.fraction("loss", "0", false));
+            }
+            case "topology" -> topology(w);
+            case "buffer" -> {
+                Fields f = new Fields(w, 1, "size", "reserve", "resume-offset", "headroom-factor", "shift");
+                f.noPositional(0);
+                buffer = new Scenario.BufferSpec(f.size("size", "32MiB"), f.size("reserve", "4KiB"),
+                        f.size("resume-offset", "3KiB"), (int) f.integer("headroom-factor", "3", 0, 100),
+                        (int) f.integer("shift", "3", 0, 16));
+                bufferLine = line;
+            }
+            case "ecn" -> {
+                if (w.length == 2 && w[1].equals("off")) {
+                    ecn = null;
+                    return;
+                }
+                Fields f = new Fields(w, 1, "kmin", "kmax", "pmax");
+                f.noPositional(0);
+                long kmin = f.size("kmin", null);
+                long kmax = f.size("kmax", null);
+                if (kmax <= kmin) {
+                    throw error("kmax", "must be above kmin (" + kmin + " B): " + kmax + " B");
+                }
+                ecn = new Scenario.EcnSpec(kmin, kmax, f.fraction("pmax", null, true));
+            }
+            case "pfc" -> {
+                if (w.length == 2 && w[1].equals("off")) {
+                    pfc = null;
+                    return;
+                }
+                Fields f = new Fields(w, 1, "mode", "quanta");
+                f.noPositional(0);
+                String mode = f.string("mode", "xon-xoff");
+                if (!mode.equals("xon-xoff") && !mode.equals("quanta")) {
+                    throw error("mode", "'" + mode + "' is not xon-xoff or quanta");
+                }
+                pfc = new Scenario.PfcSpec(mode.equals("quanta"), (int) f.integer("quanta", "65535", 1, 65535));
+            }
+            case "dcqcn" -> {
+                if (w.length < 2) {
+                    throw error(null, "dcqcn needs a parameter set (" + String.join(", ", DcqcnParameters.NAMES)
+                            + ") or off");
+                }
+                if (w[1].equals("off")) {
+                    dcqcn = null;
+                    return;
+                }
+                try {
+                    dcqcn = DcqcnParameters.named(w[1]);
+                } catch (IllegalArgumentException e) {
+                    throw error("set", e.getMessage());
+                }
+                Fields f = new Fields(w, 2, "rate-ai", "rate-hai", "min-rate", "increase-timer", "cnp-interval");
+                f.noPositional(0);
+                DcqcnParameters d = dcqcn;
+                try {
+                    dcqcn = new DcqcnParameters(d.name(), d.variant(), f.time("cnp-interval", d.cnpIntervalNs() + "ns")
+                            / 1000, d.alphaPeriodNs(), d.g(), d.initialAlpha(), d.rateDecreasePeriodNs(),
+                            d.maxDecreaseFraction(), d.rateOnFirstCnpBps(), f.rate("min-rate", d.minRateBps() + "bps"),
+                            f.time("increase-timer", d.increaseTimerNs() + "ns") / 1000, d.byteCounterBytes(),
+                            d.fastRecoverySteps(), f.rate("rate-ai", d.rateAiBps() + "bps"),
+                            f.rate("rate-hai", d.rateHaiBps() + "bps"), d.clampTargetRate(),
+                            d.clampAfterTimeIncrease());
+                } catch (IllegalArgumentException e) {
+                    throw error(null, e.getMessage());
+                }
+            }
+            case "nic" -> {
+                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay");
+                f.noPositional(0);
+                ackInterval = (int) f.integer("ack-interval", "1", 1, 1 << 20);
+                rtoPs = f.time("rto", "1ms");
+                nackIntervalPs = f.time("nack-interval", "500us");
+                ccDelayPs = f.time("cc-delay", "0");
+                if (rtoPs == 0) {
+                    throw error("rto", "must be positive");
+                }
+            }
+            case "flow" -> {
+                Fields f = new Fields(w, 1, "src", "dst", "size", "start", "priority");
+                if (f.positional.size() != 1) {
+                    throw error(null, "flow needs one name, then src=, dst=, size=, start=, priority=");
+                }
+                flow(f.positional.get(0), f.string("src", null), f.string("dst", null), f);
+            }
+            case "flows" -> flows(w);
+            case "watchdog" -> {
+                if (w.length < 2) {
+                    throw error("preset", "watchdog needs a preset (sonic, juniper) or off");
+                }
+                if (w[1].equals("off")) {
+                    watchdog = null;
+                    return;
+                }
+                String[] d = switch (w[1]) {
+                    case "sonic" -> new String[] {"200ms", "200ms", "200ms"};
+                    case "juniper" -> new String[] {"100ms", "200ms", "200ms"};
+                    default -> throw error("preset", "unknown watchdog preset '" + w[1] + "' (known: sonic, juniper)");
+                };
+                Fields f = new Fields(w, 2, "poll", "detect", "restore", "action", "scope");
+                f.noPositional(0);
+                String action = f.string("action", "drop");
+                String scope = f.string("scope", "host-ports");
+                if (!action.equals("drop") && !action.equals("forward")) {
+                    throw error("action", "'" + action + "' is not drop or forward");
+                }
+                if (!scope.equals("host-ports") && !scope.equals("all")) {
+                    throw error("scope", "'" + scope + "' is not host-ports or all");
+                }
+                long poll = f.time("poll", d[0]);
+                if (poll == 0) {
+                    throw error("poll", "must be positive");
+                }
+                watchdog = new Scenario.WatchdogSpec(w[1], poll, f.time("detect", d[1]), f.time("restore", d[2]),
+                        action.equals("drop"), scope.equals("host-ports"));
+            }
+            case "stuck" -> {
+                Fields f = new Fields(w, 1, "at");
+                if (f.positional.size() != 1) {
+                    throw error(null, "stuck needs one host name, then at=");
+                }
+                NodeSpec h = nodes.get(f.positional.get(0));
+                if (h == null || h.isSwitch()) {
+                    throw error("host", "'" + f.positional.get(0) + "' is not a host");
+                }
+                stuck.add(new Scenario.StuckSpec(h.name(), f.time("at", null), line));
+            }
+            case "sample" -> {
+                Fields f = new Fields(w, 1, "interval");
+                f.noPositional(0);
+                samplePs = f.time("interval", "10us");
+                if (samplePs == 0) {
+                    throw error("interval", "must be positive");
+                }
+            }
+            case "budget" -> {
+                Fields f = new Fields(w, 1, "events", "memory");
+                f.noPositional(0);
+                eventBudget = f.integer("events", "2000000000", 1, Long.MAX_VALUE);
+                memoryBudget = f.size("memory", "1GiB");
+                if (memoryBudget == 0) {
+                    throw error("memory", "must be positive");
+                }
+            }
+            default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
+                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, watchdog, stuck, sample, budget)");
+        }
+    }
+
+    private String arg(String[] w, String field) throws ScenarioException {
+        if (w.length != 2) {
+            throw error(field, w[0] + " takes one value");
+        }
+        return w[1];
+    }
+
+    private void node(String n, boolean isSwitch) throws ScenarioException {
+        if (!n.matches("[A-Za-z_][A-Za-z0-9_.-]*")) {
+            throw error("name", "'" + n + "' is not a node name (a letter, then letters, digits, _ . -)");
+        }
+        if (nodes.putIfAbsent(n, new NodeSpec(n, isSwitch, line)) != null) {
+            throw error("name", "node '" + n + "' declared twice");
+        }
+    }
+
+    private void link(String a, String b, long rate, long delay, double loss) throws ScenarioException {
+        for (String n : new String[] {a, b}) {
+            if (!nodes.containsKey(n)) {
+                throw error("node", "unknown node '" + n + "' (declare it with host or switch first)");
+            }
+        }
+        if (a.equals(b)) {
+            throw error("node", "a link from '" + a + "' to itself");
+        }
+        links.add(new LinkSpec(a, b, rate, delay, loss, line));
+    }
+
+    private void flow(String n, String src, String dst, Fields f) throws ScenarioException {
+        for (String[] e : new String[][] {{"src", src}, {"dst", dst}}) {
+            NodeSpec s = nodes.get(e[1]);
+            if (s == null || s.isSwitch()) {
+                throw error(e[0], "'" + e[1] + "' is not a host");
+            }
+        }
+        if (src.equals(dst)) {
+            throw error("dst", "a flow from '" + src + "' to itself");
+        }
+        long size = f.size("size", null);
+        if (size == 0) {
+            throw error("size", "must be positive");
+        }
+        flows.add(new FlowSpec(n, src, dst, size, f.time("start", "0"), (int) f.integer("priority", "3", 1, 7), line));
+    }
+
+    private void flows(String[] w) throws ScenarioException {
+        if (w.length < 2 || !(w[1].equals("incast") || w[1].equals("permutation"))) {
+            throw error("pattern", "flows supports 'incast' (every other host sends to dst) and 'permutation' "
+                    + "(host i sends to host i + H/2 mod H)");
+        }
+        if (w[1].equals("permutation")) {
+            Fields f = new Fields(w, 2, "size", "start", "priority");
+            f.noPositional(0);
+            List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
+            if (hosts.size() < 2) {
+                throw error("pattern", "a permutation needs at least two hosts");
+            }
+            for (int i = 0; i < hosts.size(); i++) {
+                flow("perm-" + hosts.get(i), hosts.get(i), hosts.get((i + hosts.size() / 2) % hosts.size()), f);
+            }
+            return;
+        }
+        Fields f = new Fields(w, 2, "dst", "size", "start", "priority", "senders");
+        f.noPositional(0);
+        String dst = f.string("dst", null);
+        List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
+        long senders = f.integer("senders", String.valueOf(Math.max(1, hosts.size() - 1)), 1, hosts.size());
+        int k = 0;
+        for (String h : hosts) {
+            if (!h.equals(dst) && k < senders) {
+                flow("incast-" + h, h, dst, f);
+                k++;
+            }
+        }
+    }
+
+    private void topology(String[] w) throws ScenarioException {
+        if (topologySeen) {
+            throw error("kind", "one topology directive per scenario");
+        }
+        topologySeen = true;
+        if (w.length < 2) {
+            throw error("kind", "topology needs a kind: single-switch, incast, leaf-spine, fat-tree, ring");
+        }
+        switch (w[1]) {
+            case "single-switch", "incast" -> {
+                boolean incast = w[1].equals("incast");
+                Fields f = new Fields(w, 2, incast ? "senders" : "hosts", "rate", "delay", "loss");
+                f.noPositional(0);
+                long hosts = incast ? f.integer("senders", null, 1, 4096) + 1 : f.integer("hosts", null, 1, 4096);
+                long rate = f.rate("rate", null);
+                long delay = f.time("delay", "1us");
+                double loss = f.fraction("loss", "0", false);
+                node("s0", true);
+                for (int i = 0; i < hosts; i++) {
+                    node("h" + i, false);
+                    link("h" + i, "s0", rate, delay, loss);
+                }
+            }
+            case "leaf-spine" -> {
+                Fields f = new Fields(w, 2, "leaves", "spines", "hosts-per-leaf", "rate", "fabric-rate", "delay", "loss");
+                f.noPositional(0);
+                int leaves = (int) f.integer("leaves", null, 1, 1024);
+                int spines = (int) f.integer("spines", null, 1, 1024);
+                int hpl = (int) f.integer("hosts-per-leaf", null, 1, 1024);
+                long rate = f.rate("rate", null);
+                long fabric = f.rate("fabric-rate", rate + "bps");
+                long delay = f.time("delay", "1us");
+                double loss = f.fraction("loss", "0", false);
+                for (int s = 0; s < leaves + spines; s++) {
+                    node("s" + s, true);
+                }
+                for (int l = 0; l < leaves; l++) {
+                    for (int h = 0; h < hpl; h++) {
+                        String host = "h" + (l * hpl + h);
+                        node(host, false);
+                        link(host, "s" + l, rate, delay, loss);
+                    }
+                    for (int s = 0; s < spines; s++) {
+                        link("s" + l, "s" + (leaves + s), fabric, delay, loss);
+                    }
+                }
+            }
+            case "fat-tree" -> {
+                Fields f = new Fields(w, 2, "k", "rate", "fabric-rate", "delay", "loss");
+                f.noPositional(0);
+                int k = (int) f.integer("k", null, 2, 64);
+                if (k % 2 != 0) {
+                    throw error("k", "must be even: " + k);
+                }
+                long rate = f.rate("rate", null);
+                long fabric = f.rate("fabric-rate", rate + "bps");
+                long delay = f.time("delay", "1us");
+                double loss = f.fraction("loss", "0", false);
+                int half = k / 2;
+                // switches: edge pod by pod (s0 ..), then aggregation pod by pod, then core
+                int edges = k * half;
+                int aggs = k * half;
+                int cores = half * half;
+                for (int s = 0; s < edges + aggs + cores; s++) {
+                    node("s" + s, true);
+                }
+                int host = 0;
+                for (int pod = 0; pod < k; pod++) {
+                    for (int e = 0; e < half; e++) {
+                        String edge = "s" + (pod * half + e);
+                        for (int h = 0; h < half; h++) {
+                            node("h" + host, false);
+                            link("h" + host, edge, rate, delay, loss);
+                            host++;
+                        }
+                        for (int a = 0; a < half; a++) {
+                            link(edge, "s" + (edges + pod * half + a), fabric, delay, loss);
+                        }
+                    }
+                    for (int a = 0; a < half; a++) {
+                        for (int c = 0; c < half; c++) {
+                            link("s" + (edges + pod * half + a), "s" + (edges + aggs + a * half + c), fabric, delay,
+                                    loss);
+                        }
+                    }
+                }
+            }
+            case "ring" -> {
+                Fields f = new Fields(w, 2, "switches", "hosts-per-switch", "rate", "fabric-rate", "delay", "loss");
+                f.noPositional(0);
+                int n = (int) f.integer("switches", null, 3, 1024);
+                int hps = (int) f.integer("hosts-per-switch", "1", 1, 1024);
+                long rate = f.rate("rate", null);
+                long fabric = f.rate("fabric-rate", rate + "bps");
+                long delay = f.time("delay", "1us");
+                double loss = f.fraction("loss", "0", false);
+                for (int s = 0; s < n; s++) {
+                    node("s" + s, true);
+                }
+                for (int s = 0; s < n; s++) {
+                    for (int h = 0; h < hps; h++) {
+                        node("h" + (s * hps + h), false);
+                        link("h" + (s * hps + h), "s" + s, rate, delay, loss);
+                    }
+                    link("s" + s, "s" + ((s + 1) % n), fabric, delay, loss);
+                }
+            }
+            default -> throw error("kind", "unknown topology '" + w[1]
+                    + "' (known: single-switch, incast, leaf-spine, fat-tree, ring)");
+        }
+    }
+
+    private Scenario finish() throws ScenarioException {
+        line = 0;
+        if (nodes.isEmpty()) {
+            throw error(null, "no nodes: give a topology or host/switch/link lines");
+        }
+        Map<String, Integer> hostLinks = new HashMap<>();
+        for (LinkSpec l : links) {
+            hostLinks.merge(l.a(), 1, Integer::sum);
+            hostLinks.merge(l.b(), 1, Integer::sum);
+        }
+        for (NodeSpec n : nodes.values()) {
+            int c = hostLinks.getOrDefault(n.name(), 0);
+            if (!n.isSwitch() && c != 1) {
+                throw new ScenarioException(source, n.line(), "name", "host '" + n.name() + "' has " + c
+                        + " links; a host (one NIC port) needs exactly one");
+            }
+            if (n.isSwitch() && c > 256) {
+                throw new ScenarioException(source, n.line(), "name", "switch '" + n.name() + "' has " + c
+                        + " ports; at most 256");
+            }
+        }
+        if (pfc == null && !stuck.isEmpty()) {
+            Scenario.StuckSpec st = stuck.getFirst();
+            throw new ScenarioException(source, st.line(), "host", "a stuck NIC sends PFC pauses: PFC is off");
+        }
+        long wire = mtu + header;
+        if (buffer.bufferBytes() < wire) {
+            line = bufferLine;
+            throw error("size", "the switch buffer (" + buffer.bufferBytes() + " B) is smaller than one MTU ("
+                    + wire + " B with headers)");
+        }
+        if (ecn != null && pfc != null && ecn.kmaxBytes() >= buffer.bufferBytes()) {
+            line = bufferLine;
+            throw error("size", "the buffer must exceed ECN's kmax");
+        }
+        return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
+                List.copyOf(flows), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck));
+    }
+}
