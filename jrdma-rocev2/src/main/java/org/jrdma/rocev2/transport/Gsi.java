@@ -333,7 +333,7 @@ public final class Gsi implements ManagementDatagrams {
      * the unmatched answer). Never throws.
      */
     void receive(MemorySegment seg, int opcode, int payloadOffset, int payloadLength, SockAddr from) {
-        if (notOwner != null || closed) {
+        if (notOwner != null) {
             counters.increment(Counters.GSI_DROP_NOT_OWNER);
             return;
         }
