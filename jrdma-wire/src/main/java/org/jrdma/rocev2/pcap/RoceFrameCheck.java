@@ -9,7 +9,7 @@ import org.jrdma.rocev2.wire.DropReason;
 import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Ieth;
-import org.jrdma.rocev2.wire.Mad;
+import org.jrdma.mad.MadHeader;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
 import org.jrdma.rocev2.wire.PacketValidator;
@@ -35,7 +35,7 @@ public final class RoceFrameCheck {
     private final ImmDt immDt = new ImmDt();
     private final Ieth ieth = new Ieth();
     private final Deth deth = new Deth();
-    private final Mad mad = new Mad();
+    private final MadHeader mad = new MadHeader();
 
     /** The name of a status returned by {@link #check}: a {@link DropReason} name or "snapped". */
     public static String statusName(int status) {
@@ -112,7 +112,7 @@ public final class RoceFrameCheck {
             if (Opcode.hasPayload(op)) {
                 line.append(" payload=").append(Math.max(0, payload));
             }
-            if (op == Opcode.UD_SEND_ONLY && bth.destQpn() == 1 && payload >= Mad.LENGTH) {
+            if (op == Opcode.UD_SEND_ONLY && bth.destQpn() == 1 && payload >= MadHeader.LENGTH) {
                 mad.wrap(buf.seg, Opcode.headerLength(op));
                 line.append(" MAD class=").append(hex(mad.mgmtClass(), 2))
                     .append(" method=").append(hex(mad.method(), 2))

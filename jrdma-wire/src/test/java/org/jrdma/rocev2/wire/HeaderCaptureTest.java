@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.jrdma.mad.MadHeader;
 import org.jrdma.rocev2.pcap.Captures;
 import org.jrdma.rocev2.pcap.Captures.RoceFrame;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ class HeaderCaptureTest {
     private final ImmDt immDt = new ImmDt();
     private final Ieth ieth = new Ieth();
     private final Deth deth = new Deth();
-    private final Mad mad = new Mad();
+    private final MadHeader mad = new MadHeader();
 
     private MemorySegment seg(String file, long frame) {
         return Captures.frame(file, frame).buffer().seg;
@@ -244,12 +245,12 @@ class HeaderCaptureTest {
             int rawFrom = h;
             if (op == Opcode.UD_SEND_ONLY && bth.destQpn() == 1) {
                 mad.wrap(s, h);
-                new Mad().wrap(out, h).baseVersion(mad.baseVersion()).mgmtClass(mad.mgmtClass())
+                new MadHeader().wrap(out, h).baseVersion(mad.baseVersion()).mgmtClass(mad.mgmtClass())
                     .classVersion(mad.classVersion()).method(mad.method()).status(mad.status())
                     .classSpecific(mad.classSpecific()).transactionId(mad.transactionId())
                     .attributeId(mad.attributeId()).attributeModifier(mad.attributeModifier());
                 MemorySegment.copy(s, h + 18, out, h + 18, 2); // the reserved bytes 18-19
-                rawFrom = h + Mad.LENGTH;
+                rawFrom = h + MadHeader.LENGTH;
             }
             MemorySegment.copy(s, rawFrom, out, rawFrom, in.length - rawFrom);
             assertArrayEquals(in, out.toArray(ValueLayout.JAVA_BYTE), f.id() + " " + Opcode.name(op));

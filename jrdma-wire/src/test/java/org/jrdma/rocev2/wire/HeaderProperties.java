@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
+import org.jrdma.mad.MadHeader;
+
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -134,13 +136,13 @@ class HeaderProperties {
     }
 
     @Property(tries = 300)
-    void mad(@ForAll long seed, @ForAll @IntRange(max = SIZE - Mad.LENGTH) int off, @ForAll int base, @ForAll int mgmt,
+    void mad(@ForAll long seed, @ForAll @IntRange(max = SIZE - MadHeader.LENGTH) int off, @ForAll int base, @ForAll int mgmt,
              @ForAll int cv, @ForAll int method, @ForAll int status, @ForAll int cs, @ForAll long tid, @ForAll int attr,
              @ForAll int mod) {
         MemorySegment s = filled(seed);
-        new Mad().wrap(s, off).baseVersion(base).mgmtClass(mgmt).classVersion(cv).method(method).status(status)
+        new MadHeader().wrap(s, off).baseVersion(base).mgmtClass(mgmt).classVersion(cv).method(method).status(status)
             .classSpecific(cs).transactionId(tid).attributeId(attr).attributeModifier(mod);
-        Mad r = new Mad().wrap(s, off);
+        MadHeader r = new MadHeader().wrap(s, off);
         assertEquals(base & 0xff, r.baseVersion());
         assertEquals(mgmt & 0xff, r.mgmtClass());
         assertEquals(cv & 0xff, r.classVersion());
@@ -153,6 +155,6 @@ class HeaderProperties {
         MemorySegment before = filled(seed);
         assertEquals(before.get(ValueLayout.JAVA_SHORT_UNALIGNED, off + 18), s.get(ValueLayout.JAVA_SHORT_UNALIGNED, off + 18),
             "reserved bytes 18-19 untouched");
-        onlyInside(before, s, off, Mad.LENGTH);
+        onlyInside(before, s, off, MadHeader.LENGTH);
     }
 }
