@@ -346,6 +346,28 @@ public abstract class SrqConformance extends ConformanceBase {
     }
 
     @Test
+    void closingTheContextDoesNotWaitForUnacknowledgedEvents() {
+        require(Feature.ASYNC_EVENTS);
+        org.jrdma.verbs.Context extra = fixture().openSecond();
+        ProtectionDomain pd = extra.allocPd();
+        SrqInitAttr init = new SrqInitAttr();
+        init.attr().maxWr(4).maxSge(1);
+        SharedReceiveQueue s = pd.createSrq(init);
+        CompletionQueue cq = extra.createCq(4, null);
+        QpInitAttr ia = new QpInitAttr().sendCq(cq).recvCq(cq).qpType(QpType.RC).srq(s);
+        ia.cap().maxSendWr(1).maxSendSge(1);
+        QueuePair q = pd.createQp(ia);
+        toInit(q, QpType.RC, 0);
+        q.modify(new QpAttr().qpState(QpState.ERR), QpAttrMask.STATE);
+        AsyncEvent e = AsyncEventChecks.next(extra, AsyncEventType.QP_LAST_WQE_REACHED, "QP on the SRQ to ERR");
+        assertErrno(Errno.EBUSY, q::close, "ibv_destroy_qp with the event not acknowledged");
+        long t0 = System.nanoTime();
+        extra.close(); // ibv_close_device: closes the QP without waiting for the acknowledgement
+        assertTrue(System.nanoTime() - t0 < 900_000_000L, "the close did not wait for the acknowledgement");
+        e.ack();
+    }
+
+    @Test
     void aUdQpOnAnSrqReceivesWithTheGrh() {
         require(Feature.UD);
         ProtectionDomain pb = track(cb.allocPd());

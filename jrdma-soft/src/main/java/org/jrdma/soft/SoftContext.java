@@ -164,7 +164,7 @@ public abstract class SoftContext implements Context {
             qps.clear();
         }
         for (SoftQp qp : toClose) {
-            qp.close();
+            qp.destroy(); // ibv_close_device: no wait for unacknowledged events
         }
         asyncEvents.close();
         resources.contextClosed(asyncEvents);

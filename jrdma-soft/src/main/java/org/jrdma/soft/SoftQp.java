@@ -354,8 +354,8 @@ public final class SoftQp implements QueuePair {
         synchronized (lock) {
             QpState s = states.state();
             if (!closed && s != QpState.RESET && s != QpState.ERR) {
+                raiseAsyncEvent(AsyncEventType.QP_FATAL); // before LAST_WQE_REACHED of a QP on an SRQ
                 enterError();
-                raiseAsyncEvent(AsyncEventType.QP_FATAL);
             }
         }
     }
@@ -376,6 +376,11 @@ public final class SoftQp implements QueuePair {
             }
         }
         eventAcks.awaitAcknowledged(EventAcks.DESTROY_WAIT_NANOS, "QP 0x" + Integer.toHexString(qpn));
+        destroy();
+    }
+
+    /** Destroys the QP without waiting for its events' acknowledgements (its context is closing). */
+    void destroy() {
         transport.beforeDestroy();
         synchronized (lock) {
             if (closed) {
