@@ -4,12 +4,13 @@
  * {@code org.jrdma.rocev2}) is found at run time through {@code uses org.jrdma.verbs.spi.Provider}
  * (service binding puts it in the module graph), and device counters come through
  * {@code Context.extension(HardwareCounters.class)}. {@code org.jrdma.wire} is the provider-free
- * codec module behind {@code jrdma pcap-check}. XChart ({@code org.knowm.xchart}) is an automatic
+ * codec module behind {@code jrdma pcap-check}; {@code org.jrdma.cm} the connection manager behind {@code jrdma rping}. XChart ({@code org.knowm.xchart}) is an automatic
  * module (its jar names itself in the manifest); it draws with AWT, hence {@code java.desktop}.
  */
 module org.jrdma.perftest {
     requires org.jrdma.verbs;
     requires org.jrdma.wire;
+    requires org.jrdma.cm;
     requires info.picocli;
     requires HdrHistogram;
     requires org.knowm.xchart;

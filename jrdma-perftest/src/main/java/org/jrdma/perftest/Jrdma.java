@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  * tools ({@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
  * {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_atomic_bw}, {@code ib_atomic_lat}),
  * {@code rc_pingpong} (rdma-core's {@code ibv_rc_pingpong}), {@code imm_pingpong} (SEND and RDMA
- * WRITE with immediate), {@code devinfo}, {@code stat} (device counters) or {@code pcap-check}.
+ * WRITE with immediate), {@code rping} (rdmacm-utils' rping over the connection manager), {@code devinfo}, {@code stat} (device counters) or {@code pcap-check}.
  */
 @Command(name = "jrdma", description = "RDMA for Java: perftest-compatible tools and device information.",
         subcommandsRepeatable = false)
@@ -43,6 +43,7 @@ public final class Jrdma implements Runnable {
         add(cl, "ib_atomic_lat", Verb.ATOMIC, Params.Kind.LAT, out);
         cl.addSubcommand("rc_pingpong", new RcPingpong(out));
         cl.addSubcommand("imm_pingpong", new ImmPingpong(out));
+        cl.addSubcommand("rping", new Rping(out, err));
         cl.addSubcommand("devinfo", new DevInfo(out));
         cl.addSubcommand("stat", new Stat(out));
         CommandLine pcap = new CommandLine(new PcapCheckCommand(out, err));
