@@ -46,9 +46,9 @@ import org.junit.jupiter.api.Test;
  * duplicate), the QPs it connects carry real RoCE v2 traffic over loopback.
  */
 class CmLoopbackTest {
-    private static final InetAddress SERVER = addr("127.0.0.1");
-    private static final InetAddress CLIENT = addr("127.0.0.2");
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    static final InetAddress SERVER = addr("127.0.0.1");
+    static final InetAddress CLIENT = addr("127.0.0.2");
+    static final Duration WAIT = Duration.ofSeconds(10);
     private static final AtomicInteger PORTS = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 5000));
 
     @BeforeAll
