@@ -22,6 +22,7 @@ import org.jrdma.verbs.PortState;
 import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.ext.HardwareCounters;
+import org.jrdma.verbs.ext.ManagementDatagrams;
 import org.jrdma.verbs.ext.PacketCapture;
 import org.jrdma.verbs.ext.ResourceCounts;
 
@@ -71,6 +72,9 @@ public final class RxeContext extends SoftContext {
      */
     @Override
     public <T> Optional<T> extension(Class<T> type) {
+        if (type == ManagementDatagrams.class) { // issue 11 (cm): see managementDatagrams()
+            return Optional.of(type.cast(managementDatagrams()));
+        }
         if (type == HardwareCounters.class) {
             return Optional.of(type.cast(counters));
         }
@@ -154,4 +158,14 @@ public final class RxeContext extends SoftContext {
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 
     // ---- issue 11 (cm): connection manager, QP1 ----
+
+    /**
+     * QP1 of the device ({@code extension(ManagementDatagrams.class)}): MAD agents by class, version and
+     * method, requests with timeouts and retries, and Linux's answer to what no agent serves. Shared by
+     * the device's contexts in this process; only the process holding slot 0 of the device owns QP1
+     * (another gets EBUSY from {@code register}, naming the owner). Any thread.
+     */
+    public ManagementDatagrams managementDatagrams() {
+        return agent.gsi();
+    }
 }

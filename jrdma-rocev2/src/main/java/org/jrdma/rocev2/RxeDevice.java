@@ -161,6 +161,7 @@ public final class RxeDevice implements Device {
             counters = new Counters();
             activeMtu = Mtu.largestNotAbove(interfaceMtu(address) - HEADER_OVERHEAD);
             agent = new RxeAgent(name, address, port, resources, counters, Mtu.MTU_4096, activeMtu, opts);
+            agent.gsi().notOwner(sh.slot() == 0 ? null : () -> Qp1Owner.describe(name, address, RoceV2.UDP_PORT));
             agent.start();
         }
         opens++;

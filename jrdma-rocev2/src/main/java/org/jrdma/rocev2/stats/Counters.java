@@ -13,7 +13,9 @@ import org.jrdma.verbs.ext.HardwareCounters;
  * shown under {@code /sys/class/infiniband/rxe0/ports/1/hw_counters/}); then one counter per
  * {@link DropReason}, named {@code rcvd_drop_<reason>}, which rxe does not have (it drops silently).
  *
- * <p>After the drop reasons come the transport's own counters ({@link #RCVD_DROP_UNKNOWN_QPN} ...).
+ * <p>After the drop reasons come the transport's own counters ({@link #RCVD_DROP_UNKNOWN_QPN} ...), then
+ * QP1's ({@code gsi_*}: MADs sent, delivered, resent, timed out, answered as unsupported, and dropped by
+ * reason; {@link #GSI_SENT_MADS} ...).
  *
  * <p>Writers: {@link #increment} and {@link #add} are a plain read plus an opaque write, correct for a
  * single writing thread per counter (the I/O thread); {@link #incrementAtomic} and {@link #addAtomic}
@@ -82,8 +84,38 @@ public final class Counters implements HardwareCounters {
     public static final int RCVD_DROP_BAD_PKEY = RCVD_DROP_BAD_QKEY + 1;
     /** Transport drop: an opcode of another transport than the QP's (e.g. a UC opcode for an RC QP). */
     public static final int RCVD_DROP_WRONG_TRANSPORT = RCVD_DROP_BAD_QKEY + 2;
+    /** QP1 (GSI): MADs sent, first sends and resends, answers included (issue 11). */
+    public static final int GSI_SENT_MADS = RCVD_DROP_WRONG_TRANSPORT + 1;
+    /** QP1: MADs delivered to an agent. */
+    public static final int GSI_RCVD_MADS = GSI_SENT_MADS + 1;
+    /** QP1: requests sent again after their time per try passed without an answer. */
+    public static final int GSI_RESENT_MADS = GSI_SENT_MADS + 2;
+    /** QP1: requests that got no answer within their retries (the agent's {@code sendFailed}). */
+    public static final int GSI_SEND_TIMEOUTS = GSI_SENT_MADS + 3;
+    /** QP1: Gets and Sets no agent serves, answered with a GetResp of status 0x000C as Linux. */
+    public static final int GSI_UNSUPPORTED_ANSWERS = GSI_SENT_MADS + 4;
+    /** QP1 drop: not a UD SEND Only. */
+    public static final int GSI_DROP_BAD_OPCODE = GSI_SENT_MADS + 5;
+    /** QP1 drop: a payload other than one 256-byte MAD. */
+    public static final int GSI_DROP_BAD_LENGTH = GSI_SENT_MADS + 6;
+    /** QP1 drop: a DETH Q_Key other than 0x80010000. */
+    public static final int GSI_DROP_BAD_QKEY = GSI_SENT_MADS + 7;
+    /** QP1 drop: a MAD base version other than 1. */
+    public static final int GSI_DROP_BAD_BASE_VERSION = GSI_SENT_MADS + 8;
+    /** QP1 drop: a subnet management class (0x01, 0x81), which belongs to QP0. */
+    public static final int GSI_DROP_SMI_CLASS = GSI_SENT_MADS + 9;
+    /** QP1 drop: a CM MAD other than ClassPortInfo whose method is not Send (Linux's validate_mad). */
+    public static final int GSI_DROP_BAD_CM_METHOD = GSI_SENT_MADS + 10;
+    /** QP1 drop: a response matching no outstanding request (TID, class, peer). */
+    public static final int GSI_DROP_UNSOLICITED = GSI_SENT_MADS + 11;
+    /** QP1 drop: a request of a method other than Get/Set that no agent serves. */
+    public static final int GSI_DROP_NO_AGENT = GSI_SENT_MADS + 12;
+    /** QP1 drop: an agent's handler threw (the MAD is lost to it; the loop goes on). */
+    public static final int GSI_DROP_HANDLER_ERROR = GSI_SENT_MADS + 13;
+    /** QP1 drop: a datagram for QPN 1 in a process that does not own QP1 (slot 0) of the device. */
+    public static final int GSI_DROP_NOT_OWNER = GSI_SENT_MADS + 14;
     /** Number of counters. */
-    public static final int COUNT = RCVD_DROP_WRONG_TRANSPORT + 1;
+    public static final int COUNT = GSI_DROP_NOT_OWNER + 1;
 
     private static final String[] NAMES = new String[COUNT];
     private static final VarHandle AA = MethodHandles.arrayElementVarHandle(long[].class);
@@ -101,6 +133,11 @@ public final class Counters implements HardwareCounters {
             "rcvd_drop_no_recv_wqe", "retransmits", "rcvd_drop_bad_qkey", "rcvd_drop_bad_pkey",
             "rcvd_drop_wrong_transport"};
         System.arraycopy(transport, 0, NAMES, RCVD_DROP_UNKNOWN_QPN, transport.length);
+        String[] gsi = {"gsi_sent_mads", "gsi_rcvd_mads", "gsi_resent_mads", "gsi_send_timeouts",
+            "gsi_unsupported_answers", "gsi_drop_bad_opcode", "gsi_drop_bad_length", "gsi_drop_bad_qkey",
+            "gsi_drop_bad_base_version", "gsi_drop_smi_class", "gsi_drop_bad_cm_method", "gsi_drop_unsolicited",
+            "gsi_drop_no_agent", "gsi_drop_handler_error", "gsi_drop_not_owner"};
+        System.arraycopy(gsi, 0, NAMES, GSI_SENT_MADS, gsi.length);
     }
 
     private static final List<String> NAME_LIST;

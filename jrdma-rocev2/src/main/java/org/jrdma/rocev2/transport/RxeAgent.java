@@ -43,6 +43,8 @@ public final class RxeAgent {
     private final TimerWheel wheel;
     private final DeviceAgent agent;
     private final AgentThread thread;
+    /** QP1 (issue 11). */
+    private final Gsi gsi;
     /** Each live QP's timer (put at creation, removed at destruction; read by {@link #timerChanged}). */
     private final ConcurrentHashMap<RxeQp, TimerWheel.Timer> timers = new ConcurrentHashMap<>();
     private boolean started;
@@ -71,6 +73,8 @@ public final class RxeAgent {
         this.agent = new DeviceAgent(name, port, counters, recv, new AckCoalescer(counters), options.pollProgress(),
                 options.deferAcks());
         this.wheel = agent.timers();
+        this.gsi = new Gsi(this, counters, wheel);
+        recv.gsi(gsi);
         this.thread = new AgentThread(agent, new DeviceIdleStrategy(agent, port, options.spinNanos()),
                 agent::onLoopError, port::wakeup);
     }
@@ -87,6 +91,12 @@ public final class RxeAgent {
     public void stop() {
         thread.close();
         agent.flushOwedAcks();
+        gsi.close();
+    }
+
+    /** QP1 of the device ({@link Gsi}): its MAD agents, requests and answers. */
+    public Gsi gsi() {
+        return gsi;
     }
 
     Mtu maxMtu() {

@@ -46,6 +46,8 @@ final class RxeRecv {
     private final PacketInfo pkt = new PacketInfo();
     /** IPv4 Identification and flags of the packet being dispatched ({@link PacketPort#lastIpv4IdAndFlags()}). */
     private long ipv4IdAndFlags = -1;
+    /** QP1, which gets every packet for QPN 1 that passed the checks (issue 11). */
+    private Gsi gsi;
 
     /**
      * @param localIpv4 the device's IPv4 address (0 for an IPv6 device)
@@ -60,6 +62,11 @@ final class RxeRecv {
         this.ipv4 = localIpv4;
         this.ipv6Hi = localIpv6Hi;
         this.ipv6Lo = localIpv6Lo;
+    }
+
+    /** Sets QP1's MAD layer; by the constructing thread, before the device receives. */
+    void gsi(Gsi g) {
+        this.gsi = g;
     }
 
     /**
@@ -95,6 +102,10 @@ final class RxeRecv {
         }
         counters.increment(Counters.RCVD_PKTS);
         int payloadLen = PacketValidator.payloadLength(rx, 0, n);
+        if (bth.destQpn() == Gsi.QPN && gsi != null) {
+            gsi.receive(rx.seg, op, Opcode.headerLength(op), payloadLen, from);
+            return;
+        }
         SoftQp q = resources.qps.get(bth.destQpn());
         if (q == null || !(q.transport() instanceof RxeQp qp)) {
             counters.increment(Counters.RCVD_DROP_UNKNOWN_QPN);
