@@ -94,7 +94,8 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
 
     IbCm(CmDevice dev, ManagementDatagrams mads) {
         this.dev = dev;
-        this.agent = mads.register(CmId.PORT_NUM, MadHeader.MGMT_CLASS_CM, Cm.CLASS_VERSION, this);
+        // only Send, as Linux's ib_cm: a Get(ClassPortInfo) gets the MAD layer's "unsupported" answer
+        this.agent = mads.register(CmId.PORT_NUM, MadHeader.MGMT_CLASS_CM, Cm.CLASS_VERSION, this, MadHeader.METHOD_SEND);
     }
 
     // ---- provider thread: hand over ----

@@ -81,6 +81,16 @@ class CmLoopbackTest {
         assertTrue(e.isEmpty(), () -> "unexpected " + e.get());
     }
 
+    /**
+     * An ID bound to SERVER: the CM of the server's device is running in this process (as the kernel's
+     * always is), so that a REQ to a port nobody listens on is answered.
+     */
+    static CmId serverCmRunning() {
+        CmId id = CmId.create(EventChannel.create(), null, PortSpace.TCP);
+        id.bind(new InetSocketAddress(SERVER, 0));
+        return id;
+    }
+
     /** A listener on SERVER:port. */
     static CmId listen(EventChannel ch, int port) {
         CmId l = CmId.create(ch, "listener", PortSpace.TCP);
@@ -213,7 +223,7 @@ class CmLoopbackTest {
     @Test
     void connectToAPortNobodyListensOnIsRejectedWithInvalidServiceId() {
         int port = PORTS.incrementAndGet();
-        try (EventChannel cch = EventChannel.create()) {
+        try (EventChannel cch = EventChannel.create(); CmId bound = serverCmRunning()) {
             CmId client = resolved(cch, port);
             qp(client, client.verbs().allocPd());
             client.connect(new ConnParam());

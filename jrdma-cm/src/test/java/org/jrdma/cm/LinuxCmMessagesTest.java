@@ -58,7 +58,7 @@ class LinuxCmMessagesTest {
 
     @Test
     void theReqOfAnRpingConnectHasLinuxsFields() {
-        try (EventChannel ch = EventChannel.create()) {
+        try (EventChannel ch = EventChannel.create(); CmId bound = CmLoopbackTest.serverCmRunning()) {
             CmId c = CmId.create(ch, null, PortSpace.TCP);
             // the client's port of the capture, so that the flow label must come out as Linux's
             c.resolveAddr(new InetSocketAddress(CmLoopbackTest.CLIENT, 0xb5a6),

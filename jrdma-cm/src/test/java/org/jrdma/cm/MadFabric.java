@@ -70,7 +70,7 @@ final class MadFabric {
 
     private ManagementDatagrams port(Context ctx) {
         Gid self = ctx.queryGid(1, 0);
-        return (portNum, mgmtClass, classVersion, handler) -> {
+        return (portNum, mgmtClass, classVersion, handler, methods) -> {
             handlers.put(self, handler);
             return new Agent(self, handler);
         };
