@@ -618,7 +618,7 @@ public final class CmId implements AutoCloseable {
             }
             if (listening) {
                 for (CmDevice d : listenDevices) {
-                    ((IbCm) d.provider).unlisten(this);
+                    d.provider.unlisten(this);
                 }
                 listening = false;
             }

@@ -15,6 +15,9 @@ interface CmProvider {
     /** Starts (or widens) listening for connection requests to the listening ID's port space and port. */
     void listen(CmId listener);
 
+    /** The listening ID is destroyed: stop listening for it (requests already delivered stay). */
+    void unlisten(CmId listener);
+
     /** {@code rdma_connect} on an ID with a resolved route. */
     void connect(CmId id, ConnParam param);
 

@@ -148,11 +148,13 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
 
     @Override
     public void listen(CmId listener) {
-        // listeners live in the CM's port table (CmService.findListener); nothing per device
+        // the IB CM answers REQs for any service ID on QP1 already; the listeners are the CM's port
+        // table (CmService.findListener), so there is nothing to start per device
     }
 
-    /** The listener is gone (its requests still pending stay as they are). */
-    void unlisten(CmId listener) {
+    @Override
+    public void unlisten(CmId listener) {
+        // as listen: the port table forgets the listener when its port is freed
     }
 
     @Override

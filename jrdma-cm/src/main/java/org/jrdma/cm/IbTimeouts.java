@@ -7,7 +7,7 @@ package org.jrdma.cm;
 final class IbTimeouts {
     /** Packet lifetime of a RoCE path, {@code CMA_IBOE_PACKET_LIFETIME} (18 on the lab's kernels: the REQs of rxe-cm-rping carry local ACK timeout 19). */
     static final int PACKET_LIFETIME = 18;
-    /** The CA ACK delay the CM reports for a jrdma device (REP "target ACK delay"), rdma_rxe's {@code RXE_ACK_DELAY}... 15 as the captures show. */
+    /** The CA ACK delay the CM reports for a jrdma device (the REP's "target ACK delay"): rdma_rxe's, 15 in the REP of rxe-cm-rping.pcap. */
     static final int CA_ACK_DELAY = 15;
     /** The service timeout of the MRAs rdma_cm sends, {@code CMA_CM_MRA_SETTING} without its delay flag: 24 (68.7 s). */
     static final int MRA_SERVICE_TIMEOUT = 24;
