@@ -277,6 +277,60 @@ class CmLoopbackTest {
         }
     }
 
+    static long drops(String device, IbCm.Drop why) {
+        CmService.get().lock.lock();
+        try {
+            return ((IbCm) CmDevice.open(org.jrdma.verbs.Verbs.getDevice(device)).provider).drops().getOrDefault(why, 0L);
+        } finally {
+            CmService.get().lock.unlock();
+        }
+    }
+
+    @Test
+    void requestsBeyondTheBacklogAreDroppedUnansweredAndGetInOnTheirRetry() {
+        int port = PORTS.incrementAndGet();
+        try (EventChannel sch = EventChannel.create(); EventChannel cch = EventChannel.create()) {
+            CmId listener = CmId.create(sch, null, PortSpace.TCP);
+            listener.bind(new InetSocketAddress(SERVER, port));
+            listener.listen(2);
+            long before = drops("jrxe0", IbCm.Drop.BACKLOG_FULL);
+            CmId[] clients = new CmId[3];
+            for (int i = 0; i < 3; i++) {
+                clients[i] = resolved(cch, port);
+                qp(clients[i], clients[i].verbs().allocPd());
+                clients[i].setCmTimeouts(8, 3);    // a retry every 2049 ms
+                clients[i].connect(new ConnParam());
+            }
+            long end = System.nanoTime() + WAIT.toNanos();
+            while (drops("jrxe0", IbCm.Drop.BACKLOG_FULL) == before && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            assertEquals(before + 1, drops("jrxe0", IbCm.Drop.BACKLOG_FULL), "the third REQ, beyond backlog 2");
+            // take the two requests (their backlog slots free up) and refuse them
+            expect(sch, CmEventType.CONNECT_REQUEST).id().reject(null);
+            expect(sch, CmEventType.CONNECT_REQUEST).id().reject(null);
+            // the third comes again with its retry and is served
+            CmEvent third = expect(sch, CmEventType.CONNECT_REQUEST);
+            qp(third.id(), third.id().verbs().allocPd());
+            third.id().accept(null);
+            int rejected = 0;
+            int established = 0;
+            for (int i = 0; i < 3; i++) {
+                CmEvent e = cch.getEvent(WAIT).orElseThrow();
+                e.ack();
+                rejected += e.type() == CmEventType.REJECTED ? 1 : 0;
+                established += e.type() == CmEventType.ESTABLISHED ? 1 : 0;
+            }
+            assertEquals(2, rejected);
+            assertEquals(1, established);
+            for (CmId c : clients) {
+                c.destroy();
+            }
+            third.id().destroy();
+            listener.destroy();
+        }
+    }
+
     @Test
     void privateDataLimitsAre56OnConnect196OnAccept148OnReject() {
         int port = PORTS.incrementAndGet();
