@@ -41,13 +41,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * rdma_cm semantics between two jrdma devices of this JVM (jrxe0 = 127.0.0.1 server, jrxe1 =
- * 127.0.0.2 client): the CM's MADs go through {@link MadFabric} (a QP1 double that can drop and
+ * rdma_cm semantics between two jrdma devices of this JVM (jrxe0 = 127.X.Y.1 server, jrxe1 =
+ * 127.X.Y.2 client): the CM's MADs go through {@link MadFabric} (a QP1 double that can drop and
  * duplicate), the QPs it connects carry real RoCE v2 traffic over loopback.
  */
 class CmLoopbackTest {
-    static final InetAddress SERVER = addr("127.0.0.1");
-    static final InetAddress CLIENT = addr("127.0.0.2");
+    /** jrxe0 and jrxe1 on a random loopback pair 127.X.Y.1/2 (so that runs at the same time on this machine do not meet). */
+    private static final String[] PAIR = loopbackPair();
+    static final InetAddress SERVER = addr(PAIR[0]);
+    static final InetAddress CLIENT = addr(PAIR[1]);
     static final Duration WAIT = Duration.ofSeconds(10);
     private static final AtomicInteger PORTS = new AtomicInteger(20000 + (int) (ProcessHandle.current().pid() % 5000));
 
@@ -59,6 +61,27 @@ class CmLoopbackTest {
     @BeforeEach
     void reset() {
         MadFabric.INSTANCE.reset();
+    }
+
+    /** Picks the pair and configures the devices with it, before any device is looked at (a JVM per test class). */
+    private static String[] loopbackPair() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+            String net = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + ".";
+            if (free(net + "1") && free(net + "2")) {
+                System.setProperty("jrdma.devices", "jrxe0=" + net + "1,jrxe1=" + net + "2");
+                return new String[] {net + "1", net + "2"};
+            }
+        }
+        throw new AssertionError("no free loopback address pair for UDP 4791");
+    }
+
+    private static boolean free(String ip) {
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket(new InetSocketAddress(ip, 4791))) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     static InetAddress addr(String s) {

@@ -69,8 +69,11 @@ class CmOverQp1Test {
     void anAddressWithoutACmIsUnreachableWithinTheTimeouts() {
         try (EventChannel cch = EventChannel.create()) {
             CmId client = CmId.create(cch, null, PortSpace.TCP);
-            // 127.0.0.3 is local, but no device binds it: the REQs go unanswered
-            client.resolveAddr(new InetSocketAddress(CLIENT, 0), new InetSocketAddress(CmLoopbackTest.addr("127.0.0.3"), 7302), WAIT);
+            // 127.X.Y.3 is local, but no device binds it: the REQs go unanswered
+            byte[] a = SERVER.getAddress();
+            a[3] = 3;
+            client.resolveAddr(new InetSocketAddress(CLIENT, 0), new InetSocketAddress(CmLoopbackTest.addr(
+                    (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) + ".3"), 7302), WAIT);
             expect(cch, CmEventType.ADDR_RESOLVED);
             client.resolveRoute(WAIT);
             expect(cch, CmEventType.ROUTE_RESOLVED);
@@ -84,6 +87,5 @@ class CmOverQp1Test {
             assertTrue(ms >= 4000 && ms < 9000, "two tries of 2049 ms, took " + ms);
             client.destroy();
         }
-        assertEquals(SERVER, CmLoopbackTest.addr("127.0.0.1"));
     }
 }
