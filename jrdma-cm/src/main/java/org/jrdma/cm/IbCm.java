@@ -17,6 +17,8 @@ import org.jrdma.mad.CmRejReason;
 import org.jrdma.mad.CmRep;
 import org.jrdma.mad.CmReq;
 import org.jrdma.mad.CmRtu;
+import org.jrdma.mad.CmSidrRep;
+import org.jrdma.mad.CmSidrReq;
 import org.jrdma.mad.CmaHeader;
 import org.jrdma.mad.MadHeader;
 import org.jrdma.verbs.Errno;
@@ -54,7 +56,7 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     enum Drop {
         /** Not class CM version 2 or not method Send. */
         NOT_CM_SEND,
-        /** An attribute the CM does not serve (ClassPortInfo, LAP, APR, SIDR). */
+        /** An attribute the CM does not serve (LAP and APR, dropped as Linux drops them on RoCE; a SIDR_REQ, answered "unsupported"). */
         UNSUPPORTED_ATTRIBUTE,
         /** The message names no connection of ours (REP, RTU, MRA, REJ, DREP). */
         UNKNOWN_COMM_ID,
@@ -88,6 +90,8 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     private final CmDreq dreq = new CmDreq();
     private final CmDrep drep = new CmDrep();
     private final CmaHeader cma = new CmaHeader();
+    private final CmSidrReq sidrReq = new CmSidrReq();
+    private final CmSidrRep sidrRep = new CmSidrRep();
 
     private record RemoteId(int commId, long caGuid) {
     }
@@ -140,6 +144,7 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
             case CmRtu.ATTRIBUTE_ID -> onRtu(rtu.wrap(mad, 0));
             case CmDreq.ATTRIBUTE_ID -> onDreq(from, dreq.wrap(mad, 0), hdr.transactionId());
             case CmDrep.ATTRIBUTE_ID -> onDrep(drep.wrap(mad, 0));
+            case CmSidrReq.ATTRIBUTE_ID -> onSidrReq(from, sidrReq.wrap(mad, 0), hdr.transactionId());
             default -> drop(Drop.UNSUPPORTED_ATTRIBUTE);
         }
     }
@@ -618,6 +623,17 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
             }
             default -> drop(Drop.WRONG_STATE);
         }
+    }
+
+    /**
+     * A SIDR_REQ (a UD peer resolving a service ID): jrdma serves no UD services yet, so it is
+     * answered as Linux answers one nobody listens for ({@code cm_sidr_req_handler}): a SIDR_REP with
+     * status 1, service ID not supported.
+     */
+    private void onSidrReq(MadAddress from, CmSidrReq m, long tid) {
+        drop(Drop.UNSUPPORTED_ATTRIBUTE);
+        sidrRep.wrap(out, 0).clear(tid).requestId(m.requestId()).status(Cm.SIDR_UNSUPPORTED).serviceId(m.serviceId());
+        agent.send(from, out, 0, 0);
     }
 
     /** A request of ours got no answer after its retries (the MAD layer's send failure). */
