@@ -34,9 +34,13 @@ final class IbConnection {
     Gid remoteGid;
     int localQpn;
     int remoteQpn;
-    /** Our send PSN (the starting PSN we announced). */
+    /**
+     * The starting PSN we announced (REQ or REP), which is the PSN our QP expects to receive first
+     * (its rq_psn): Linux's {@code cm.c} has each side announce its receive PSN, as rxe-cm-rping.pcap
+     * shows (the client's first SEND carries the REP's starting PSN, the server's first READ the REQ's).
+     */
     int localPsn;
-    /** The peer's starting PSN (our receive PSN). */
+    /** The peer's starting PSN, the PSN our QP sends first (its sq_psn). */
     int remotePsn;
     /** Our max_dest_rd_atomic. */
     int responderResources;
@@ -82,7 +86,7 @@ final class IbConnection {
                 if (remoteGid == null) {
                     throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr: RTR before the peer's parameters are known");
                 }
-                attr.pathMtu(pathMtu).destQpNum(remoteQpn).rqPsn(remotePsn).maxDestRdAtomic(responderResources)
+                attr.pathMtu(pathMtu).destQpNum(remoteQpn).rqPsn(localPsn).maxDestRdAtomic(responderResources)
                         .minRnrTimer(0);
                 attr.ahAttr().isGlobal(true).dlid(0).sl(0).portNum(CmId.PORT_NUM).grh().dgid(remoteGid)
                         .sgidIndex(0).flowLabel(flowLabel).hopLimit(hopLimit).trafficClass(trafficClass);
@@ -93,7 +97,7 @@ final class IbConnection {
                 if (remoteGid == null) {
                     throw new VerbsException(Errno.EINVAL, "rdma_init_qp_attr: RTS before the peer's parameters are known");
                 }
-                attr.sqPsn(localPsn).timeout(qpTimeout).retryCnt(retryCount).rnrRetry(rnrRetryCount)
+                attr.sqPsn(remotePsn).timeout(qpTimeout).retryCnt(retryCount).rnrRetry(rnrRetryCount)
                         .maxRdAtomic(initiatorDepth);
                 return QpAttrMask.STATE | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY
                         | QpAttrMask.SQ_PSN | QpAttrMask.MAX_QP_RD_ATOMIC;

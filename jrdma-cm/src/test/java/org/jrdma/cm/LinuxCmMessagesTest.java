@@ -52,6 +52,33 @@ class LinuxCmMessagesTest {
         MadFabric.INSTANCE.reset();
     }
 
+    private static int sqPsn(org.jrdma.verbs.QueuePair qp) {
+        org.jrdma.verbs.QpAttr a = new org.jrdma.verbs.QpAttr();
+        qp.query(a, org.jrdma.verbs.QpAttrMask.SQ_PSN);
+        return a.sqPsn();
+    }
+
+    private static int rqPsn(org.jrdma.verbs.QueuePair qp) {
+        org.jrdma.verbs.QpAttr a = new org.jrdma.verbs.QpAttr();
+        qp.query(a, org.jrdma.verbs.QpAttrMask.RQ_PSN);
+        return a.rqPsn();
+    }
+
+    /** The PSN of the first packet of BTH opcode {@code opcode} sent by 10.77.0.{@code srcLastOctet} in the capture. */
+    private static int linuxFirstPsn(int srcLastOctet, int opcode) throws Exception {
+        Path p = Path.of(System.getProperty("jrdma.testdata", "../testdata"), "captures", "rxe-cm-rping.pcap");
+        try (PcapReader r = PcapReader.open(p)) {
+            while (r.next()) {
+                byte[] d = r.data();
+                int bth = r.ipHeaderOffset() + r.ipHeaderLength() + 8;
+                if ((d[r.ipHeaderOffset() + 15] & 0xff) == srcLastOctet && (d[bth] & 0xff) == opcode) {
+                    return ((d[bth + 9] & 0xff) << 16) | ((d[bth + 10] & 0xff) << 8) | (d[bth + 11] & 0xff);
+                }
+            }
+        }
+        throw new AssertionError("no opcode " + opcode);
+    }
+
     private static CmReq req(byte[] mad) {
         return new CmReq().wrap(MemorySegment.ofArray(mad), 0);
     }
@@ -126,7 +153,7 @@ class LinuxCmMessagesTest {
     }
 
     @Test
-    void theRepOfAnAcceptWithoutParametersHasLinuxsFields() {
+    void theRepOfAnAcceptWithoutParametersHasLinuxsFields() throws Exception {
         try (EventChannel sch = EventChannel.create(); EventChannel cch = EventChannel.create()) {
             int port = 7175;
             CmId listener = CmLoopbackTest.listen(sch, port);
@@ -148,6 +175,15 @@ class LinuxCmMessagesTest {
             assertEquals(l.rnrRetryCount(), j.rnrRetryCount());
             assertEquals(l.srq(), j.srq());
             assertTrue(Arrays.equals(l.privateData(), j.privateData()));
+            // each side announces the PSN it expects: in rxe-cm-rping.pcap the client's first SEND carries
+            // the REP's starting PSN (frames 2 and 4) and the server's first READ the REQ's (frames 1 and 6)
+            CmReq jr = req(MadFabric.INSTANCE.sent(CmReq.ATTRIBUTE_ID).getFirst().mad());
+            assertEquals(l.startingPsn(), linuxFirstPsn(12, 4), "Linux: the client sends with the REP's PSN");
+            assertEquals(req(linuxMads.get(0)).startingPsn(), linuxFirstPsn(11, 12), "the server with the REQ's");
+            assertEquals(j.startingPsn(), sqPsn(c.qp()), "the client's send PSN is the REP's");
+            assertEquals(jr.startingPsn(), sqPsn(s.qp()), "the server's send PSN is the REQ's");
+            assertEquals(jr.startingPsn(), rqPsn(c.qp()));
+            assertEquals(j.startingPsn(), rqPsn(s.qp()));
             c.destroy();
             s.destroy();
             listener.destroy();
