@@ -279,8 +279,8 @@ public final class Gsi implements ManagementDatagrams {
             ic = icrc.ipv4(agent.ipv4(), dst.ipv4(), id, 0x4000, sport, RoceV2.UDP_PORT, tx, 0, len);
         }
         Icrc.write(tx, len, ic);
+        counters.incrementAtomic(Counters.GSI_SENT_MADS); // before the send: the answer may be back first
         agent.send(tx, len + Icrc.LENGTH, dst, sport, id);
-        counters.incrementAtomic(Counters.GSI_SENT_MADS);
     }
 
     // ------------------------------------------------------------------ timers (I/O thread)
@@ -298,8 +298,8 @@ public final class Gsi implements ManagementDatagrams {
                     r.retriesLeft--;
                     r.deadline = now + r.timeoutNanos;
                     MemorySegment.copy(r.mad, 0, tx.seg, ValueLayout.JAVA_BYTE, MAD_OFFSET, MAD_SIZE);
-                    transmit(r.to.gid(), r.to.remoteQpn(), r.to.remoteQkey());
                     counters.incrementAtomic(Counters.GSI_RESENT_MADS);
+                    transmit(r.to.gid(), r.to.remoteQpn(), r.to.remoteQkey());
                 } else {
                     it.remove();
                     if (failed == null) {
@@ -333,7 +333,7 @@ public final class Gsi implements ManagementDatagrams {
      * the unmatched answer). Never throws.
      */
     void receive(MemorySegment seg, int opcode, int payloadOffset, int payloadLength, SockAddr from) {
-        if (notOwner != null || closed) {
+        if (notOwner != null) {
             counters.increment(Counters.GSI_DROP_NOT_OWNER);
             return;
         }
@@ -420,13 +420,13 @@ public final class Gsi implements ManagementDatagrams {
 
     /** Linux's {@code generate_unmatched_resp}: the MAD back as a GetResp, status 0x000C, to its sender. */
     private void answerUnsupported(MemorySegment seg, int off, Gid from, int srcQp) {
+        counters.incrementAtomic(Counters.GSI_UNSUPPORTED_ANSWERS);
         synchronized (this) {
             MemorySegment.copy(seg, off, tx.seg, MAD_OFFSET, MAD_SIZE);
             txMad.wrap(tx.seg, MAD_OFFSET).method(MadHeader.METHOD_GET_RESP)
                     .status(MadHeader.STATUS_UNSUPPORTED_METHOD_ATTRIB);
             transmit(from, srcQp, GSI_QKEY);
         }
-        counters.incrementAtomic(Counters.GSI_UNSUPPORTED_ANSWERS);
     }
 
     private static Gid gidOf(SockAddr a) {

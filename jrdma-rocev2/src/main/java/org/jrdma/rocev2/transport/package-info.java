@@ -20,6 +20,9 @@
  *     pre-allocated timer per QP.</li>
  * <li>{@code AckCoalescer} (one ACK per QP per burst), {@code GrhWriter} (GRH area of UD
  *     receives).</li>
+ * <li>{@link org.jrdma.rocev2.transport.Gsi}: QP1 and its MAD layer ({@code ManagementDatagrams}):
+ *     agents, requests with retries on one wheel timer, Linux's answer to what no agent serves; its
+ *     threads and its lock (after the receive lock, never with a QP's) are in its documentation.</li>
  * <li>{@link org.jrdma.rocev2.transport.PacketPort} and its implementations: single packets,
  *     trains ({@code sendTrain}: GSO or sendmmsg) and bursts ({@code receiveBurst}: recvmmsg);
  *     {@link org.jrdma.rocev2.transport.FaultShim} and {@link org.jrdma.rocev2.transport.PcapTap}
