@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The provider boundary: the tools' module requires the verbs API and the provider-free codecs
- * only, and still finds the software RoCE v2 provider on the module path at run time (service
+ * The provider boundary: the tools' module requires the verbs API, the provider-free codecs and
+ * the connection manager only, and still finds the software RoCE v2 provider on the module path at run time (service
  * binding of {@code uses org.jrdma.verbs.spi.Provider}), as the launchers run it.
  */
 class ModuleBoundaryTest {
@@ -32,12 +32,12 @@ class ModuleBoundaryTest {
     }
 
     @Test
-    void theToolsRequireTheVerbsApiAndTheCodecsButNoProvider() throws IOException {
+    void theToolsRequireTheVerbsApiTheCodecsAndTheCmButNoProvider() throws IOException {
         ModuleDescriptor d = descriptor();
         assertEquals("org.jrdma.perftest", d.name());
         Set<String> requires = d.requires().stream().map(ModuleDescriptor.Requires::name)
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(new TreeSet<>(Set.of("java.base", "org.jrdma.verbs", "org.jrdma.wire", "org.jrdma.fabric", "info.picocli",
+        assertEquals(new TreeSet<>(Set.of("java.base", "org.jrdma.verbs", "org.jrdma.wire", "org.jrdma.fabric", "org.jrdma.cm", "info.picocli",
                 "HdrHistogram", "org.knowm.xchart", "java.desktop", "java.management")), requires);
     }
 
@@ -47,8 +47,8 @@ class ModuleBoundaryTest {
         List<String> path = new ArrayList<>(List.of(Path.of("target", "classes").toAbsolutePath().toString()));
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             String n = Path.of(e).toString();
-            if (n.matches(".*/jrdma-(verbs|wire|soft|rocev2|congestion|fabric)/target/classes") || n.matches(
-                    ".*/(jrdma-(verbs|wire|soft|rocev2|congestion|fabric)|picocli|HdrHistogram|xchart|VectorGraphics2D|agrona|slf4j-api"
+            if (n.matches(".*/jrdma-(verbs|wire|soft|rocev2|congestion|fabric|cm)/target/classes") || n.matches(
+                    ".*/(jrdma-(verbs|wire|soft|rocev2|congestion|fabric|cm)|picocli|HdrHistogram|xchart|VectorGraphics2D|agrona|slf4j-api"
                             + "|slf4j-simple)-[0-9][^/]*\\.jar")) {
                 path.add(e);
             }

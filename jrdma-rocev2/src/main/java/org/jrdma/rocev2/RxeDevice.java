@@ -115,6 +115,12 @@ public final class RxeDevice implements Device {
         return gid;
     }
 
+    /** The one GID (the address), known without opening. */
+    @Override
+    public java.util.List<Gid> gids() {
+        return java.util.List.of(gid);
+    }
+
     @Override
     public synchronized Context open() {
         if (opens == 0) {

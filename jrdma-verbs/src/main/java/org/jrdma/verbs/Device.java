@@ -22,4 +22,18 @@ public interface Device {
      *                        address, ENODEV when the device is gone
      */
     Context open();
+
+    // ---- issue 11 (cm): connection manager, QP1 ----
+
+    /**
+     * The GIDs of port 1 that can be known without opening the device, in GID-table order: on a
+     * software RoCE v2 device its IP address as a GID (what Linux's rdma_cm learns from the netdev
+     * an address is on). The connection manager maps IP addresses to devices with it, so that it
+     * opens only the device it uses (opening claims the device's QP1 for this process).
+     *
+     * @return the GIDs, empty when the provider does not know them before an open (the default)
+     */
+    default java.util.List<Gid> gids() {
+        return java.util.List.of();
+    }
 }

@@ -1,0 +1,46 @@
+package org.jrdma.cm;
+
+import org.jrdma.verbs.QpAttr;
+
+/**
+ * The transport-specific half of the CM for one device: how connections are made on it. The IB CM
+ * over QP1 ({@link IbCm}) serves RoCE v2 devices; iWARP (TCP + MPA) and native devices (librdmacm)
+ * come as other implementations behind the same {@link CmId} API.
+ *
+ * <p>Every method is called under the CM lock ({@link CmService#lock}); events are posted through
+ * {@link CmId#post}. Errors of the call itself throw {@link org.jrdma.verbs.VerbsException} with the
+ * errno librdmacm gives.
+ */
+interface CmProvider {
+    /** Starts (or widens) listening for connection requests to the listening ID's port space and port. */
+    void listen(CmId listener);
+
+    /** The listening ID is destroyed: stop listening for it (requests already delivered stay). */
+    void unlisten(CmId listener);
+
+    /** {@code rdma_connect} on an ID with a resolved route. */
+    void connect(CmId id, ConnParam param);
+
+    /** {@code rdma_accept} on an ID from a CONNECT_REQUEST; {@code param} null: the defaults from the request. */
+    void accept(CmId id, ConnParam param);
+
+    /** {@code rdma_reject} with private data. */
+    void reject(CmId id, byte[] privateData);
+
+    /** {@code rdma_establish}: completes an active connection after CONNECT_RESPONSE (no QP on the ID). */
+    void establish(CmId id);
+
+    /** {@code rdma_disconnect}. */
+    void disconnect(CmId id);
+
+    /** The ID is being destroyed: end its connection as the transport must (reject, DREQ, DREP); no more events. */
+    void destroy(CmId id);
+
+    /**
+     * {@code rdma_init_qp_attr}: fills {@code attr} for the transition to {@code attr.qpState()}
+     * (INIT, RTR or RTS) of the ID's connection.
+     *
+     * @return the attribute mask ({@link org.jrdma.verbs.QpAttrMask})
+     */
+    int initQpAttr(CmId id, QpAttr attr);
+}
