@@ -103,6 +103,9 @@ public final class SendQueue {
         if (w.opcode().isAtomic() && (w.numSge() != 1 || w.sgList()[0].length() != 8)) {
             throw new VerbsException(Errno.EINVAL, "an atomic WR needs one SGE of 8 bytes");
         }
+        if (w.opcode() == WrOpcode.FLUSH || w.opcode() == WrOpcode.ATOMIC_WRITE) {
+            checkPlacement(w, inline);
+        }
         if (ring.outstanding() >= maxWr) {
             throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxWr + " WRs outstanding)");
         }
@@ -116,17 +119,42 @@ public final class SendQueue {
 
     private void checkOpcode(WrOpcode op) {
         boolean ok = switch (type) {
-            case RC -> op.value() <= WrOpcode.ATOMIC_FETCH_AND_ADD.value();
+            case RC -> op.value() <= WrOpcode.ATOMIC_FETCH_AND_ADD.value() || op == WrOpcode.FLUSH
+                    || op == WrOpcode.ATOMIC_WRITE;
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                     || op == WrOpcode.RDMA_WRITE_WITH_IMM;
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
         };
         if (!ok && type == QpType.RC) {
-            // issue 10: LOCAL_INV, BIND_MW, SEND_WITH_INV, FLUSH, ATOMIC_WRITE land with their features
+            // issue 10: LOCAL_INV, BIND_MW, SEND_WITH_INV land with their features
             throw new VerbsException(Errno.EOPNOTSUPP, op + " is not supported by this provider");
         }
         if (!ok) {
             throw new VerbsException(Errno.EINVAL, op + " is not allowed on a " + type + " QP");
+        }
+    }
+
+    /**
+     * FLUSH and ATOMIC_WRITE (IBTA Vol 1 Annex A19) carry no SGE and no inline data (their operands
+     * are {@link SendWr#atomicWriteValue()} and {@link SendWr#flush}); a FLUSH names one or both
+     * placement types, a level RANGE or MR and a length that fits the RETH's DMA length.
+     */
+    private static void checkPlacement(SendWr w, boolean inline) {
+        if (w.numSge() != 0 || inline) {
+            throw new VerbsException(Errno.EINVAL, w.opcode() + " carries no SGE and no inline data (num_sge "
+                    + w.numSge() + ")");
+        }
+        if (w.opcode() == WrOpcode.FLUSH) {
+            int t = w.flushType();
+            if (t == 0 || (t & ~(SendWr.FLUSH_GLOBAL | SendWr.FLUSH_PERSISTENT)) != 0) {
+                throw new VerbsException(Errno.EINVAL, "flush type " + t + " is not GLOBAL (1), PERSISTENT (2) or both");
+            }
+            if (w.flushLevel() != SendWr.FLUSH_RANGE && w.flushLevel() != SendWr.FLUSH_MR) {
+                throw new VerbsException(Errno.EINVAL, "flush level " + w.flushLevel() + " is not RANGE (0) or MR (1)");
+            }
+            if (w.flushLength() < 0 || w.flushLength() > 1L << 31) {
+                throw new VerbsException(Errno.EINVAL, "flush length " + w.flushLength() + " not in 0..2^31");
+            }
         }
     }
 

@@ -68,6 +68,10 @@ public final class SoftPd implements ProtectionDomain {
         if ((access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) != 0 && (access & AccessFlags.LOCAL_WRITE) == 0) {
             throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (ibv_reg_mr(3))");
         }
+        if ((access & AccessFlags.FLUSH_PERSISTENT) != 0 && !segment.isMapped()) {
+            throw new VerbsException(Errno.EINVAL, "FLUSH_PERSISTENT needs persistent memory: a file-backed segment"
+                    + " (MemorySegment.isMapped(), from FileChannel.map), as rxe needs pmem");
+        }
         retain();
         SoftResources r = resources();
         for (;;) {
