@@ -69,6 +69,11 @@ public final class SendQueue {
         return ring.entry(index);
     }
 
+    /** Slots free for new WRs: max_send_wr minus those outstanding. */
+    int free() {
+        return (int) (maxWr - ring.outstanding());
+    }
+
     /** Frees the head slot (its completion was generated); returns the WQE that was there. */
     SendWqe retireHead() {
         return ring.retireHead();
@@ -83,13 +88,31 @@ public final class SendQueue {
      * Checks {@code w} (not its chain) against the queue's capabilities and the QP type and copies
      * it into the tail slot.
      *
-     * @throws VerbsException EINVAL for a malformed WR (num_sge, SGE lengths, opcode not allowed on
-     *     the QP type, UD without an address handle of the QP's PD, inline data too long or with a
-     *     READ/atomic, an atomic without one 8-byte SGE); ENOMEM when max_send_wr WRs are outstanding
+     * @throws VerbsException as {@link #check}; ENOMEM when max_send_wr WRs are outstanding
      */
     void post(SendWr w) {
+        check(w);
+        if (ring.outstanding() >= maxWr) {
+            throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxWr + " WRs outstanding)");
+        }
+        copy(w);
+    }
+
+    /**
+     * Checks {@code w} (not its chain) against the queue's capabilities and the QP type; changes
+     * nothing. A WR that passes may be {@link #copy copied} while the queue has room.
+     *
+     * @throws VerbsException EINVAL for a malformed WR (num_sge, SGE lengths, opcode not allowed on
+     *     the QP type, UD without an address handle of the QP's PD, inline data too long or with a
+     *     READ/atomic, an atomic without one 8-byte SGE, a FLUSH or ATOMIC_WRITE with SGEs or a bad
+     *     flush type/level/length); EOPNOTSUPP for an RC opcode this provider does not implement
+     */
+    void check(SendWr w) {
         LocalMemory.checkSgList(w.sgList(), w.numSge(), maxSge, "send");
         checkOpcode(w.opcode());
+        if (w.opcode() == WrOpcode.FLUSH || w.opcode() == WrOpcode.ATOMIC_WRITE) {
+            checkPlacement(w);
+        }
         if (type == QpType.UD && !(w.ah() instanceof SoftAh ah && ah.pd() == pd)) {
             throw new VerbsException(Errno.EINVAL, "a UD send needs an address handle of the QP's protection domain");
         }
@@ -103,15 +126,13 @@ public final class SendQueue {
         if (w.opcode().isAtomic() && (w.numSge() != 1 || w.sgList()[0].length() != 8)) {
             throw new VerbsException(Errno.EINVAL, "an atomic WR needs one SGE of 8 bytes");
         }
-        if (w.opcode() == WrOpcode.FLUSH || w.opcode() == WrOpcode.ATOMIC_WRITE) {
-            checkPlacement(w, inline);
-        }
-        if (ring.outstanding() >= maxWr) {
-            throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxWr + " WRs outstanding)");
-        }
+    }
+
+    /** Copies a WR that passed {@link #check} into the tail slot; the caller made sure there is room. */
+    void copy(SendWr w) {
         SendWqe q = ring.atTail();
         q.copyFrom(w);
-        if (inline) {
+        if ((w.sendFlags() & SendFlags.INLINE) != 0) {
             copyInline(w, q);
         }
         ring.advanceTail();
@@ -139,8 +160,8 @@ public final class SendQueue {
      * are {@link SendWr#atomicWriteValue()} and {@link SendWr#flush}); a FLUSH names one or both
      * placement types, a level RANGE or MR and a length that fits the RETH's DMA length.
      */
-    private static void checkPlacement(SendWr w, boolean inline) {
-        if (w.numSge() != 0 || inline) {
+    private static void checkPlacement(SendWr w) {
+        if (w.numSge() != 0 || (w.sendFlags() & SendFlags.INLINE) != 0) {
             throw new VerbsException(Errno.EINVAL, w.opcode() + " carries no SGE and no inline data (num_sge "
                     + w.numSge() + ")");
         }
