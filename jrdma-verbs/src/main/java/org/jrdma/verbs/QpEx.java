@@ -28,7 +28,9 @@ import java.lang.foreign.MemorySegment;
  * <p>Threads: a batch belongs to the thread that called {@code wrStart} until its {@code wrComplete}
  * or {@code wrAbort} (like rxe's send queue lock, a second thread's {@code wrStart} waits for it); a
  * builder, setter, {@code wrComplete} or {@code wrAbort} from any other thread, or without
- * {@code wrStart}, throws EINVAL at once. Nothing allocates: a batch's WRs live in objects made with
+ * {@code wrStart}, throws EINVAL at once. A thread may poll CQs inside its batch; one that holds a
+ * {@link CqEx} poll must not start a batch another thread's poll may wait behind (lock order: batch,
+ * then poll). Nothing allocates: a batch's WRs live in objects made with
  * the QP (up to max_send_wr of them), and inline data is copied into the QP's own buffers when the
  * setter is called (the caller's buffer may be reused at once).
  */
