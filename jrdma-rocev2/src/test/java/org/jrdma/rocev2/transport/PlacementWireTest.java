@@ -187,6 +187,10 @@ class PlacementWireTest {
             assertEquals(300, ans.psn());
             assertEquals(12 + 4 + 4, ans.length(), "BTH + AETH + ICRC: no payload");
             assertTrue(org.jrdma.rocev2.wire.Aeth.isAck(ans.syndrome()), ans.toString());
+            // RDMA READ response Only to the peer's QPN, PSN 300, AETH: ACK with credit code 31 (rxe's
+            // AETH_ACK_UNLIMITED), MSN 1 (the first request this responder executed)
+            ByteBuffer answer = bth(ByteBuffer.allocate(16), 0x10, PEER_QPN, false, 300).putInt(0x1f00_0001);
+            assertEquals(HexFormat.of().formatHex(bytes(answer)), HexFormat.of().formatHex(peer.lastBytes(16)));
             assertArrayEquals(eight, m.asSlice(64, 8).toArray(ValueLayout.JAVA_BYTE), "the 8 bytes as they came");
             m.set(ValueLayout.JAVA_LONG, 64, 0); // a duplicate must not write again
             peer.sendRaw(request);
