@@ -6,17 +6,17 @@ import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
-import org.jrdma.verbs.Errno;
-import org.jrdma.verbs.ProtectionDomain;
-import org.jrdma.verbs.QpInitAttr;
-import org.jrdma.verbs.QueuePair;
-import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.CqEx;
 import org.jrdma.verbs.CqInitAttrEx;
+import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpEx;
+import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.QpInitAttrEx;
 import org.jrdma.verbs.QpType;
+import org.jrdma.verbs.QueuePair;
 import org.jrdma.verbs.SendOpsFlags;
+import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcExFlags;
 
 /**
