@@ -95,7 +95,7 @@ class RxePingpongInteropTest {
     }
 
     /** Exit 0, "ITERATIONS iters in ... usec/iter", no error line; returns the usec/iter figure. */
-    private static String check(List<String> problems, String who, int rc, List<String> out) {
+    static String check(List<String> problems, String who, int rc, List<String> out) {
         String figure = "-";
         for (String l : out) {
             Matcher m = ITERS.matcher(l.strip());

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
  * The {@code jrdma} command: {@code jrdma <tool> [options]} runs one of the perftest-compatible
  * tools ({@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
  * {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_atomic_bw}, {@code ib_atomic_lat}),
- * {@code rc_pingpong} (rdma-core's {@code ibv_rc_pingpong}), {@code imm_pingpong} (SEND and RDMA
+ * {@code rc_pingpong} and {@code ud_pingpong} (rdma-core's {@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}),
+ * {@code imm_pingpong} (SEND and RDMA
  * WRITE with immediate), {@code devinfo}, {@code stat} (device counters) or {@code pcap-check}.
  */
 @Command(name = "jrdma", description = "RDMA for Java: perftest-compatible tools and device information.",
@@ -42,6 +43,7 @@ public final class Jrdma implements Runnable {
         add(cl, "ib_atomic_bw", Verb.ATOMIC, Params.Kind.BW, out);
         add(cl, "ib_atomic_lat", Verb.ATOMIC, Params.Kind.LAT, out);
         cl.addSubcommand("rc_pingpong", new RcPingpong(out));
+        cl.addSubcommand("ud_pingpong", new UdPingpong(out));
         cl.addSubcommand("imm_pingpong", new ImmPingpong(out));
         cl.addSubcommand("devinfo", new DevInfo(out));
         cl.addSubcommand("stat", new Stat(out));

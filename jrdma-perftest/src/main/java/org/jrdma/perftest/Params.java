@@ -34,6 +34,10 @@ public final class Params {
     public static final int DEF_QKEY = 0x11111111;
     /** {@code UD_ADDITION}: the GRH in front of a UD receive. */
     public static final int UD_ADDITION = 40;
+    /** {@code MAX_INLINE}: the largest {@code -I} perftest accepts, bytes. */
+    public static final int MAX_INLINE = 912;
+    /** {@code MAX_INLINE_UD}: the largest inline size of a UD test, bytes; a larger {@code -I} is lowered to it. */
+    public static final int MAX_INLINE_UD = 884;
     /** {@code UC_MAX_RX}. */
     public static final int UC_MAX_RX = 16000;
     /** {@code MIN_RNR_TIMER} (code 12 = 0.64 ms). */
@@ -67,11 +71,15 @@ public final class Params {
     public int numQps = 1;
     public int txDepth;
     public int rxDepth;
+    /** {@code --use-srq} (SEND tests): the receiving side's QPs share one SRQ of {@code rxDepth} WRs. */
+    public boolean useSrq;
     /** -1 = default. */
     public int inlineSize = -1;
     public int postList = 1;
     public boolean useEvent;
     public int cqMod = 100;
+    /** {@link #resolve()} lowered {@code -I} to {@link #MAX_INLINE_UD} (perftest says so when the test starts). */
+    public boolean inlineLoweredForUd;
     public boolean reqCqMod;
     public Output output = Output.FULL;
     public boolean performWarmUp;
@@ -142,6 +150,10 @@ public final class Params {
         }
         if (verb == Verb.READ || verb == Verb.ATOMIC) {
             inlineSize = 0;
+        }
+        if (connection == Connection.UD && inlineSize > MAX_INLINE_UD) {
+            inlineSize = MAX_INLINE_UD;
+            inlineLoweredForUd = true;
         }
         if (method == Method.ALL) {
             if (verb == Verb.ATOMIC) {

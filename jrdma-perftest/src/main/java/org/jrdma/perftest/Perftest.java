@@ -48,6 +48,10 @@ public final class Perftest {
      * @throws PerftestException for any failure, with a one-line reason
      */
     public int run() {
+        if (p.inlineLoweredForUd) {
+            out.out(Printer.RESULT_LINE);
+            System.err.println("Setting inline size to " + Params.MAX_INLINE_UD + " (Max inline size in UD)");
+        }
         Context ctx = openDevice(p);
         res = new Resources(p, ctx);
         StatsFile stats = StatsFile.start(ctx, p.tool, p.statsFile);

@@ -76,6 +76,9 @@ public final class PerftestCommand implements Callable<Integer> {
     @Option(names = {"-r", "--rx-depth"}, paramLabel = "N", description = "receive queue depth (SEND tests; default 512)")
     Integer rxDepth;
 
+    @Option(names = {"--use-srq", "--use_srq"}, description = "use a shared receive queue (SEND tests); -r sets its max_wr")
+    boolean useSrq;
+
     @Option(names = {"-I", "--inline_size"}, paramLabel = "N", description = "max inline data, bytes (default 0)")
     Integer inline;
 
@@ -203,11 +206,20 @@ public final class PerftestCommand implements Callable<Integer> {
                 throw bad("on RDMA verbs the rx depth (-r) can be only 1");
             }
         }
+        if (useSrq) {
+            if (verb != Verb.SEND) {
+                throw bad("SRQ (--use-srq) only works with SEND tests");
+            }
+            if (p.numQps > p.rxDepth) {
+                throw bad("Using SRQ depth should be greater than number of QPs.");
+            }
+            p.useSrq = true;
+        }
         if (inline != null) {
             if (verb == Verb.READ || verb == Verb.ATOMIC) {
                 throw bad("inline (-I) not available on READ/atomic verbs");
             }
-            p.inlineSize = range(inline, 0, 912, "-I/--inline_size");
+            p.inlineSize = range(inline, 0, Params.MAX_INLINE, "-I/--inline_size");
         }
         if (postList != null) {
             p.postList = range(postList, 1, 15000, "-l/--post_list");

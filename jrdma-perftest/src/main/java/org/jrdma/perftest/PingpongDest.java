@@ -85,8 +85,16 @@ public record PingpongDest(int lid, int qpn, int psn, Gid gid) {
      * @param local true for "local address: ", false for "remote address:"
      */
     public String line(boolean local) {
+        return line(local, ", GID ");
+    }
+
+    /**
+     * The address line with another text before the GID: {@code ibv_ud_pingpong} prints its local
+     * address with {@code ": GID "}, the remote one with {@code ", GID "} (ud_pingpong.c).
+     */
+    public String line(boolean local, String beforeGid) {
         return (local ? "  local address:  " : "  remote address: ") + "LID 0x" + CFormat.hex(lid & 0xffff, 4)
-                + ", QPN 0x" + CFormat.hex(qpn & 0xffffff, 6) + ", PSN 0x" + CFormat.hex(psn & 0xffffff, 6) + ", GID "
+                + ", QPN 0x" + CFormat.hex(qpn & 0xffffff, 6) + ", PSN 0x" + CFormat.hex(psn & 0xffffff, 6) + beforeGid
                 + InetNtop.ntop6(gid.raw()) + "\n";
     }
 }

@@ -63,7 +63,8 @@ public final class Printer {
         }
         sb.append(" Dual-port       : OFF\t\tDevice         : ").append(device).append('\n');
         sb.append(" Number of qps   : ").append(p.numQps).append("\t\tTransport type : ").append(p.transport).append('\n');
-        sb.append(" Connection type : ").append(p.connection.name()).append("\t\tUsing SRQ      : OFF\n");
+        sb.append(" Connection type : ").append(p.connection.name()).append("\t\tUsing SRQ      : ")
+                .append(p.useSrq ? "ON" : "OFF").append('\n');
         sb.append(" PCIe relax order: ").append(p.disablePcir ? "OFF" : "ON").append('\n');
         sb.append(" ibv_wr* API     : OFF\n");
         if (p.machine == Params.Machine.CLIENT) {

@@ -16,7 +16,6 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionChannel;
@@ -39,8 +38,6 @@ import org.jrdma.verbs.SendFlags;
 import org.jrdma.verbs.SendWr;
 import org.jrdma.verbs.Sge;
 import org.jrdma.verbs.VerbsException;
-import org.jrdma.verbs.WcStatus;
-import org.jrdma.verbs.WorkCompletion;
 import org.jrdma.verbs.WrOpcode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -67,10 +64,6 @@ import picocli.CommandLine.Spec;
         description = "RC SEND/RECV ping-pong, compatible with rdma-core's ibv_rc_pingpong "
                 + "(server without SERVER, client with it).")
 public final class RcPingpong implements Callable<Integer> {
-    /** {@code PINGPONG_RECV_WRID}. */
-    static final int RECV_WRID = 1;
-    /** {@code PINGPONG_SEND_WRID}. */
-    static final int SEND_WRID = 2;
     /** Milliseconds the client waits for the TCP connection. */
     static final int CONNECT_TIMEOUT_MS = 20_000;
     private static final int PAGE_SIZE = 4096;
@@ -240,9 +233,9 @@ public final class RcPingpong implements Callable<Integer> {
                     + e.getMessage());
         }
         Sge sge = new Sge(buf.address(), bytes, mr.lkey());
-        RecvWr rwr = new RecvWr().wrId(RECV_WRID).sgList(sge);
-        SendWr swr = new SendWr().wrId(SEND_WRID).opcode(WrOpcode.SEND).sgList(sge).sendFlags(SendFlags.SIGNALED);
-        int routs = postRecv(qp, rwr, rxDepth);
+        RecvWr rwr = new RecvWr().wrId(PingpongLoop.RECV_WRID).sgList(sge);
+        SendWr swr = new SendWr().wrId(PingpongLoop.SEND_WRID).opcode(WrOpcode.SEND).sgList(sge).sendFlags(SendFlags.SIGNALED);
+        int routs = PingpongLoop.postRecv(qp, rwr, rxDepth);
         if (routs < rxDepth) {
             throw new PerftestException("couldn't post receive (" + routs + ")");
         }
@@ -293,57 +286,8 @@ public final class RcPingpong implements Callable<Integer> {
                 buf.set(ValueLayout.JAVA_BYTE, i, (byte) 0); // (i / page_size) % sizeof(char), as rc_pingpong
             }
         }
-        int pending = RECV_WRID;
-        if (server != null) {
-            postSend(qp, swr);
-            pending |= SEND_WRID;
-        }
-        long start = System.nanoTime();
-        long rcnt = 0;
-        long scnt = 0;
-        long numCqEvents = 0;
-        WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
-        while (rcnt < iters || scnt < iters) {
-            int ne;
-            if (events) {
-                awaitEvent(channel, cq);
-                numCqEvents++;
-                cq.reqNotify(false);
-                ne = cq.poll(wc, 2);
-            } else {
-                int idle = 0;
-                while ((ne = cq.poll(wc, 2)) == 0) {
-                    Spin.idle(idle++);
-                }
-            }
-            for (int i = 0; i < ne; i++) {
-                WorkCompletion c = wc[i];
-                if (c.status() != WcStatus.SUCCESS) {
-                    throw new PerftestException("Failed status " + c.status().str() + " (" + c.status().value()
-                            + ") for wr_id " + c.wrId());
-                }
-                switch ((int) c.wrId()) {
-                    case SEND_WRID -> scnt++;
-                    case RECV_WRID -> {
-                        if (--routs <= 1) {
-                            routs += postRecv(qp, rwr, rxDepth - routs);
-                            if (routs < rxDepth) {
-                                throw new PerftestException("couldn't post receive (" + routs + ")");
-                            }
-                        }
-                        rcnt++;
-                    }
-                    default -> throw new PerftestException("completion for unknown wr_id " + c.wrId());
-                }
-                pending &= ~(int) c.wrId();
-                if (scnt < iters && pending == 0) {
-                    postSend(qp, swr);
-                    pending = RECV_WRID | SEND_WRID;
-                }
-            }
-        }
-        long end = System.nanoTime();
-        out.print(result(size * iters * 2, (end - start) / 1000, iters));
+        long micros = PingpongLoop.run(qp, cq, channel, rwr, swr, rxDepth, routs, iters, server != null);
+        out.print(result(size * iters * 2, micros, iters));
         if (server == null && chk) {
             for (long i = 0; i < bytes; i += PAGE_SIZE) {
                 if (buf.get(ValueLayout.JAVA_BYTE, i) != 0) {
@@ -352,9 +296,6 @@ public final class RcPingpong implements Callable<Integer> {
             }
         }
         out.flush();
-        if (numCqEvents > 0) {
-            cq.ackEvents((int) Math.min(numCqEvents, Integer.MAX_VALUE));
-        }
         return 0;
     }
 
@@ -405,41 +346,6 @@ public final class RcPingpong implements Callable<Integer> {
             throw new PerftestException("device " + ctx.device().name() + " port " + port + " has no GID");
         }
         return best;
-    }
-
-    private static int postRecv(QueuePair qp, RecvWr wr, int n) {
-        int i = 0;
-        try {
-            for (; i < n; i++) {
-                qp.postRecv(wr);
-            }
-        } catch (VerbsException e) {
-            // as pp_post_recv: the count posted tells the caller
-        }
-        return i;
-    }
-
-    private static void postSend(QueuePair qp, SendWr wr) {
-        try {
-            qp.postSend(wr);
-        } catch (VerbsException e) {
-            throw new PerftestException("couldn't post send: " + e.getMessage());
-        }
-    }
-
-    private static void awaitEvent(CompletionChannel channel, CompletionQueue cq) {
-        try {
-            CompletionQueue fired;
-            while ((fired = channel.getEvent(1, TimeUnit.SECONDS)) == null) {
-                Thread.onSpinWait();
-            }
-            if (fired != cq) {
-                throw new PerftestException("CQ event for unknown CQ");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PerftestException("interrupted while waiting for a CQ event");
-        }
     }
 
     /** {@code pp_connect_ctx}: RTR then RTS with rc_pingpong's attributes. */

@@ -19,6 +19,8 @@ import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.QpState;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.QueuePair;
+import org.jrdma.verbs.SharedReceiveQueue;
+import org.jrdma.verbs.SrqInitAttr;
 import org.jrdma.verbs.VerbsException;
 
 /**
@@ -38,6 +40,8 @@ final class Resources implements AutoCloseable {
     MemorySegment buf;
     MemoryRegion mr;
     QueuePair[] qp;
+    /** The receiving side's SRQ with {@code --use-srq}, else null. */
+    SharedReceiveQueue srq;
     AddressHandle[] ah;
     /** Bytes of the whole buffer. */
     long buffSize;
@@ -97,10 +101,15 @@ final class Resources implements AutoCloseable {
             mr = pd.regMr(buf, access);
             sendCq = ctx.createCq(p.txDepth * p.numQps, channel);
             recvCq = p.verb == Verb.SEND ? ctx.createCq(p.rxDepth * p.numQps, channel) : sendCq;
+            if (p.useSrq && (p.kind == Params.Kind.LAT || p.machine == Params.Machine.SERVER)) {
+                SrqInitAttr si = new SrqInitAttr(); // perftest: the SRQ's max_wr is rx_depth
+                si.attr().maxWr(p.rxDepth).maxSge(1);
+                srq = pd.createSrq(si);
+            }
             qp = new QueuePair[p.numQps];
             ah = new AddressHandle[p.numQps];
             for (int i = 0; i < p.numQps; i++) {
-                QpInitAttr ia = new QpInitAttr().sendCq(sendCq).recvCq(recvCq).qpType(qpType());
+                QpInitAttr ia = new QpInitAttr().sendCq(sendCq).recvCq(recvCq).qpType(qpType()).srq(srq);
                 ia.cap().maxSendWr(p.txDepth).maxRecvWr(p.verb == Verb.SEND ? p.rxDepth : 1)
                         .maxSendSge(1).maxRecvSge(1).maxInlineData(Math.max(p.inlineSize, 0));
                 qp[i] = pd.createQp(ia);

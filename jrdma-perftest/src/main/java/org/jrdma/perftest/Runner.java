@@ -143,7 +143,7 @@ final class Runner {
             rxBufferAddr[q] = addr;
             rsge[q] = new Sge(addr, len, r.mr.lkey());
             rwr[q] = new RecvWr().wrId(q).sgList(rsge[q]);
-            for (int j = 0; j < p.rxDepth; j++) {
+            for (int j = 0; j < rxPerQp(); j++) {
                 postRecv(q);
                 if (cycle) {
                     rsge[q].addr(next(rsge[q].addr(), Resources.inc(p.size, p.cacheLineSize), j, rxBufferAddr[q]));
@@ -153,8 +153,21 @@ final class Runner {
         }
     }
 
+    /**
+     * Receive WQEs per QP: {@code rx_depth}, or with {@code --use-srq} {@code rx_depth / num_qps} (perftest's
+     * {@code size_per_qp}: the SRQ holds rx_depth in all, each QP's WR template posted that often).
+     */
+    private int rxPerQp() {
+        return r.srq != null ? p.rxDepth / p.numQps : p.rxDepth;
+    }
+
+    /** Posts QP {@code q}'s receive template, to the SRQ with {@code --use-srq} (wr_id = q either way). */
     private void postRecv(int q) {
         try {
+            if (r.srq != null) {
+                r.srq.postSrqRecv(rwr[q]);
+                return;
+            }
             r.qp[q].postRecv(rwr[q]);
         } catch (VerbsException e) {
             throw new PerftestException("couldn't post receive on QP " + CFormat.altHex(r.qp[q].qpNum(), 6) + ": "
@@ -405,7 +418,7 @@ final class Runner {
         long[] posted = new long[numQps];
         long[] unused = new long[numQps];
         for (int q = 0; q < numQps; q++) {
-            posted[q] = p.rxDepth;
+            posted[q] = rxPerQp();
         }
         boolean firstRx = true;
         boolean cycle = p.size + (p.connection == Params.Connection.UD ? Params.UD_ADDITION : 0) <= p.cycleBuffer / 2;
@@ -706,7 +719,7 @@ final class Runner {
                     if (p.duration && state == State.SAMPLE) {
                         durationIters++;
                     }
-                    if (p.duration || rcnt + p.rxDepth <= p.iters) {
+                    if (p.duration || rcnt + rxPerQp() <= p.iters) {
                         postRecv((int) wc[0].wrId());
                     }
                 }

@@ -15,6 +15,8 @@ import org.jrdma.verbs.DeviceAttr;
 import org.jrdma.verbs.Device;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.GidEntry;
+import org.jrdma.verbs.GidType;
 import org.jrdma.verbs.LinkLayer;
 import org.jrdma.verbs.Mtu;
 import org.jrdma.verbs.PortAttr;
@@ -83,18 +85,38 @@ public final class RxeContext extends SoftContext {
         return Optional.empty();
     }
 
+    /**
+     * The soft core's limits ({@link SoftLimits#deviceAttr()}) with this device's identity: firmware
+     * version "0.1.0" (jrdma's), the node GUID of {@link Device#guid()} as node and system image GUID.
+     */
     @Override
     public DeviceAttr queryDevice() {
-        return new DeviceAttr("0.1.0", device.guid(), SoftLimits.VENDOR_ID, 0, SoftLimits.MAX_MR_SIZE,
-                SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE,
-                SoftLimits.MAX_MR, SoftLimits.MAX_PD, SoftLimits.MAX_QP_RD_ATOM, SoftLimits.MAX_QP_RD_ATOM,
-                SoftLimits.MAX_INLINE_DATA);
+        return SoftLimits.deviceAttr().fwVer("0.1.0").nodeGuid(device.guid()).sysImageGuid(device.guid()).build();
     }
 
+    /**
+     * Port 1: ACTIVE, MTU 4096 at most and the device's active MTU, RoCE (Ethernet, GRH required,
+     * LID 0), one GID, the default P_Key, messages up to {@link SoftLimits#MAX_MSG_SIZE}; width 1X
+     * and speed 2.5 Gb/s (SDR), what rxe reports on a net device whose speed it cannot read (the
+     * lab's virtio NIC; a loopback address has none). The bad P_Key and Q_Key counters are the
+     * device's {@code rcvd_drop_bad_pkey} and {@code rcvd_drop_bad_qkey} counters, saturating at
+     * 0xFFFF as the 16-bit IBTA counters do.
+     */
     @Override
     public PortAttr queryPort(int portNum) {
         checkPort(portNum);
-        return new PortAttr(PortState.ACTIVE, Mtu.MTU_4096, activeMtu, 1, 0, LinkLayer.ETHERNET, 10);
+        return PortAttr.builder().state(PortState.ACTIVE).maxMtu(Mtu.MTU_4096).activeMtu(activeMtu).gidTblLen(1)
+                .portCapFlags(0).maxMsgSz(SoftLimits.MAX_MSG_SIZE)
+                .badPkeyCntr(saturate16(counters.get(Counters.RCVD_DROP_BAD_PKEY)))
+                .qkeyViolCntr(saturate16(counters.get(Counters.RCVD_DROP_BAD_QKEY)))
+                .pkeyTblLen(SoftLimits.PKEY_TBL_LEN).lid(0).smLid(0).lmc(0).maxVlNum(1).smSl(0).subnetTimeout(0)
+                .initTypeReply(0).activeWidth(PortAttr.WIDTH_1X).activeSpeed(PortAttr.SPEED_SDR)
+                .physState(PortAttr.PHYS_STATE_LINK_UP).linkLayer(LinkLayer.ETHERNET).flags(PortAttr.QPF_GRH_REQUIRED)
+                .portCapFlags2(0).build();
+    }
+
+    private static int saturate16(long n) {
+        return (int) Math.min(n, 0xFFFF);
     }
 
     @Override
@@ -105,12 +127,6 @@ public final class RxeContext extends SoftContext {
                     + " (1 entry: index 0 = " + device.gid() + ")");
         }
         return device.gid();
-    }
-
-    private static void checkPort(int portNum) {
-        if (portNum != 1) {
-            throw new VerbsException(Errno.EINVAL, "port " + portNum + " does not exist (only port 1)");
-        }
     }
 
     /** Receives and processes what has arrived, in the calling thread, unless the I/O thread is at it. */
@@ -150,6 +166,25 @@ public final class RxeContext extends SoftContext {
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    /**
+     * The device's one GID (its address), RoCE v2, without a net device index (jrdma binds an
+     * address, not an interface). Every index of the table is valid, so ENODATA does not occur.
+     */
+    @Override
+    public GidEntry queryGidEx(int portNum, int gidIndex) {
+        return new GidEntry(queryGid(portNum, gidIndex), gidIndex, portNum, GidType.ROCE_V2, 0);
+    }
+
+    @Override
+    public int queryGidTable(GidEntry[] entries) {
+        if (entries.length < 1) {
+            throw new VerbsException(Errno.EINVAL, "max_entries " + entries.length + ": the GID table of "
+                    + device.name() + " has 1 valid entry");
+        }
+        entries[0] = queryGidEx(1, 0);
+        return 1;
+    }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 

@@ -49,7 +49,8 @@ final class LocalMemory {
     /**
      * Copies {@code len} bytes of resolved SGEs, from message offset {@code msgOff}, into {@code dst}.
      *
-     * @return false when a region's memory was freed (its Arena closed) during the copy
+     * @return false when a region's memory was freed (its Arena closed) during the copy, or the region
+     *     was reregistered to memory that no longer holds the SGE
      */
     static boolean gather(int n, long[] addr, int[] length, SoftMr[] mrs, long msgOff, MemorySegment dst, long dstOff,
                           int len) {
@@ -78,12 +79,16 @@ final class LocalMemory {
                     continue;
                 }
                 int k = (int) Math.min(len, sl - skip);
-                SoftMr mr = mrs[i];
-                long sgeOff = addr[i] - mr.addr() + skip;
+                // one translation for the bounds and the copy: ibv_rereg_mr may swap it at any time
+                SoftMr.Translation t = mrs[i].translation();
+                long sgeOff = t.offsetOf(addr[i] + skip, k);
+                if (sgeOff < 0) {
+                    return false; // the region was reregistered elsewhere since the SGE was resolved
+                }
                 if (intoSges) {
-                    MemorySegment.copy(buf, bufOff, mr.segment(), sgeOff, k);
+                    MemorySegment.copy(buf, bufOff, t.segment(), sgeOff, k);
                 } else {
-                    MemorySegment.copy(mr.segment(), sgeOff, buf, bufOff, k);
+                    MemorySegment.copy(t.segment(), sgeOff, buf, bufOff, k);
                 }
                 bufOff += k;
                 len -= k;

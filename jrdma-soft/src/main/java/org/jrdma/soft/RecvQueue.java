@@ -78,6 +78,12 @@ public final class RecvQueue {
         ring.advanceTail();
     }
 
+    /** Appends a copy of {@code w} (an SRQ moving its WQEs into a resized ring); the caller checked the room. */
+    void postCopy(RecvWqe w) {
+        ring.atTail().copyFrom(w);
+        ring.advanceTail();
+    }
+
     /**
      * Resolves a WQE's SGEs (once); they need LOCAL_WRITE.
      *

@@ -37,4 +37,16 @@ public final class RecvWqe {
         length = total;
         resolved = false;
     }
+
+    /** Copies another WQE (an SRQ's, taken by a QP, or moved into a resized SRQ); unresolved again. */
+    public void copyFrom(RecvWqe w) {
+        wrId = w.wrId;
+        numSge = w.numSge;
+        System.arraycopy(w.sgeAddr, 0, sgeAddr, 0, numSge);
+        System.arraycopy(w.sgeLength, 0, sgeLength, 0, numSge);
+        System.arraycopy(w.sgeLkey, 0, sgeLkey, 0, numSge);
+        java.util.Arrays.fill(sgeMr, 0, numSge, null);
+        length = w.length;
+        resolved = false;
+    }
 }

@@ -105,7 +105,7 @@ public final class SendQueue {
      * @throws VerbsException EINVAL for a malformed WR (num_sge, SGE lengths, opcode not allowed on
      *     the QP type, UD without an address handle of the QP's PD, inline data too long or with a
      *     READ/atomic, an atomic without one 8-byte SGE, a FLUSH or ATOMIC_WRITE with SGEs or a bad
-     *     flush type/level/length); EOPNOTSUPP for an RC opcode this provider does not implement
+     *     flush type/level/length, a BIND_MW with SGEs or a window or region of another device)
      */
     void check(SendWr w) {
         LocalMemory.checkSgList(w.sgList(), w.numSge(), maxSge, "send");
@@ -126,6 +126,9 @@ public final class SendQueue {
         if (w.opcode().isAtomic() && (w.numSge() != 1 || w.sgList()[0].length() != 8)) {
             throw new VerbsException(Errno.EINVAL, "an atomic WR needs one SGE of 8 bytes");
         }
+        if (w.opcode() == WrOpcode.BIND_MW) {
+            checkBind(w);
+        }
     }
 
     /** Copies a WR that passed {@link #check} into the tail slot; the caller made sure there is room. */
@@ -136,20 +139,41 @@ public final class SendQueue {
             copyInline(w, q);
         }
         ring.advanceTail();
+        if (q.bindMw != null) {
+            q.bindMw.bindPosted(q.bindRkey);
+        }
+    }
+
+    /**
+     * A BIND_MW WR (rxe's {@code validate_send_wr}): no SGEs, a window of this device, a region of
+     * this device or none (an address or length without a region: EINVAL, as {@code ibv_bind_mw}).
+     */
+    private void checkBind(SendWr w) {
+        SoftResources r = pd.resources();
+        if (w.numSge() != 0 || (w.sendFlags() & SendFlags.INLINE) != 0) {
+            throw new VerbsException(Errno.EINVAL, "a BIND_MW WR carries no SGEs (num_sge " + w.numSge() + ") and no inline data");
+        }
+        if (!(w.mw() instanceof SoftMw mw) || !mw.belongsTo(r)) {
+            throw new VerbsException(Errno.EINVAL, "bind_mw.mw is null or a window of another device");
+        }
+        var info = w.bindInfo();
+        if (info.mr() == null ? info.addr() != 0 || info.length() != 0
+                : !(info.mr() instanceof SoftMr mr) || mr.softPd().resources() != r) {
+            throw new VerbsException(Errno.EINVAL, "bind_info.mr is of another device, or null with an address or length");
+        }
     }
 
     private void checkOpcode(WrOpcode op) {
         boolean ok = switch (type) {
-            case RC -> op.value() <= WrOpcode.ATOMIC_FETCH_AND_ADD.value() || op == WrOpcode.FLUSH
+            case RC -> op.value() <= WrOpcode.ATOMIC_FETCH_AND_ADD.value() || op == WrOpcode.LOCAL_INV
+                    || op == WrOpcode.BIND_MW || op == WrOpcode.SEND_WITH_INV || op == WrOpcode.FLUSH
                     || op == WrOpcode.ATOMIC_WRITE;
+            // rxe's opcode table: local operations on RC and UC; SEND with Invalidate, FLUSH and
+            // ATOMIC WRITE are RC only (IBTA table 38, Annex A19)
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
-                    || op == WrOpcode.RDMA_WRITE_WITH_IMM;
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.LOCAL_INV || op == WrOpcode.BIND_MW;
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
         };
-        if (!ok && type == QpType.RC) {
-            // issue 10: LOCAL_INV, BIND_MW, SEND_WITH_INV land with their features
-            throw new VerbsException(Errno.EOPNOTSUPP, op + " is not supported by this provider");
-        }
         if (!ok) {
             throw new VerbsException(Errno.EINVAL, op + " is not allowed on a " + type + " QP");
         }

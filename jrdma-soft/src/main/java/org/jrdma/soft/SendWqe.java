@@ -42,6 +42,15 @@ public class SendWqe {
     public final AhAttr udAv = new AhAttr();
     public int remoteQpn;
     public int remoteQkey;
+    /** LOCAL_INV: the key to invalidate; SEND_WITH_INV: the rkey its IETH carries. */
+    public int invalidateRkey;
+    /** BIND_MW: the window, the new rkey (its low byte counts), the region, range and rights. */
+    public SoftMw bindMw;
+    public int bindRkey;
+    public SoftMr bindMr;
+    public long bindAddr;
+    public long bindLength;
+    public int bindAccess;
     /** Total message length, bytes. */
     public long length;
     /** Inline data copied at post time (when {@link SendFlags#INLINE}). */
@@ -94,6 +103,18 @@ public class SendWqe {
         }
         remoteQpn = wr.remoteQpn();
         remoteQkey = wr.remoteQkey();
+        invalidateRkey = wr.invalidateRkey();
+        if (opcode == WrOpcode.BIND_MW) {
+            bindMw = (SoftMw) wr.mw(); // SendQueue.check checked the types
+            bindRkey = wr.bindRkey();
+            bindMr = (SoftMr) wr.bindInfo().mr();
+            bindAddr = wr.bindInfo().addr();
+            bindLength = wr.bindInfo().length();
+            bindAccess = wr.bindInfo().mwAccessFlags();
+        } else {
+            bindMw = null;
+            bindMr = null;
+        }
         isInline = false;
         resolved = false;
         resetTransportState();

@@ -8,6 +8,8 @@ import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
 import org.jrdma.verbs.CqEx;
 import org.jrdma.verbs.CqInitAttrEx;
+import org.jrdma.verbs.DeviceAttr;
+import org.jrdma.verbs.DeviceAttrEx;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpEx;
@@ -31,6 +33,7 @@ public abstract class SoftContext implements Context {
 
     protected SoftContext(SoftResources resources) {
         this.resources = resources;
+        resources.contextOpened(asyncEvents);
     }
 
     /** The device's resource tables. */
@@ -56,18 +59,30 @@ public abstract class SoftContext implements Context {
 
     @Override
     public CompletionQueue createCq(int cqe, CompletionChannel channel) {
+        return createCq(cqe, channel, 0);
+    }
+
+    @Override
+    public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
         ensureOpen();
         if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
             throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " not in 1.." + SoftLimits.MAX_CQE);
         }
+        if (compVector < 0 || compVector >= numCompVectors()) {
+            throw new VerbsException(Errno.EINVAL, "comp_vector " + compVector + " not below num_comp_vectors "
+                    + numCompVectors());
+        }
         if (channel != null && !(channel instanceof SoftCompChannel)) {
             throw new VerbsException(Errno.EINVAL, "completion channel of another device");
+        }
+        if (resources.cqCount.incrementAndGet() > SoftLimits.MAX_CQ) {
+            resources.cqCount.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many completion queues (max_cq " + SoftLimits.MAX_CQ + ")");
         }
         SoftCq cq = new SoftCq(this, cqe, (SoftCompChannel) channel);
         synchronized (this) {
             cqs.add(cq);
         }
-        resources.cqCount.incrementAndGet();
         return cq;
     }
 
@@ -158,6 +173,8 @@ public abstract class SoftContext implements Context {
         for (SoftQp qp : toClose) {
             qp.close();
         }
+        asyncEvents.close();
+        resources.contextClosed(asyncEvents);
         onClose();
     }
 
@@ -166,9 +183,102 @@ public abstract class SoftContext implements Context {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /** This context's asynchronous events (raised by its QPs, CQs and SRQs, and by the device). */
+    private final AsyncEventQueue asyncEvents = new AsyncEventQueue();
+
+    /** The queue this context's asynchronous events go to. */
+    public AsyncEventQueue asyncEvents() {
+        return asyncEvents;
+    }
+
+    /** {@code ibv_get_async_event}: see {@link Context#getAsyncEvent()}; null only when the thread is interrupted. */
+    @Override
+    public org.jrdma.verbs.AsyncEvent getAsyncEvent() {
+        ensureOpen();
+        return asyncEvents.take(-1);
+    }
+
+    @Override
+    public org.jrdma.verbs.AsyncEvent getAsyncEvent(long timeout, java.util.concurrent.TimeUnit unit) {
+        ensureOpen();
+        return asyncEvents.take(Math.max(0, unit.toNanos(timeout)));
+    }
+
+    /** {@code ibv_create_srq} (from {@link SoftPd#createSrq}): counts it against the device's limit. */
+    final SoftSrq createSrq(SoftPd pd, org.jrdma.verbs.SrqInitAttr attr) {
+        ensureOpen();
+        if (resources.srqCount.incrementAndGet() > SoftSrq.MAX_SRQ) {
+            resources.srqCount.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many SRQs (" + SoftSrq.MAX_SRQ + ")");
+        }
+        try {
+            return new SoftSrq(pd, attr);
+        } catch (RuntimeException e) {
+            resources.srqCount.decrementAndGet();
+            throw e;
+        }
+    }
+
+    final void srqClosed(SoftSrq srq) {
+        resources.srqCount.decrementAndGet();
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    /**
+     * The extended attributes of a software device: {@link #queryDevice()} and no extension (no ODP,
+     * timestamps, TSO, RSS, WQs, pacing, tag matching, CQ moderation or device memory). Any thread.
+     */
+    @Override
+    public DeviceAttrEx queryDeviceEx() {
+        DeviceAttr a = queryDevice();
+        return DeviceAttrEx.builder().origAttr(a).deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags()))
+                .physPortCntEx(a.physPortCnt()).build();
+    }
+
+    /** One completion vector ({@link SoftLimits#NUM_COMP_VECTORS}): completion events are not spread. */
+    @Override
+    public int numCompVectors() {
+        return SoftLimits.NUM_COMP_VECTORS;
+    }
+
+    /** The P_Key table has one entry, the default P_Key 0xFFFF ({@link SoftLimits#DEFAULT_PKEY}), as rxe's. */
+    @Override
+    public int queryPkey(int portNum, int index) {
+        checkPort(portNum);
+        if (index < 0 || index >= SoftLimits.PKEY_TBL_LEN) {
+            throw new VerbsException(Errno.EINVAL, "P_Key index " + index + " outside the P_Key table (pkey_tbl_len "
+                    + SoftLimits.PKEY_TBL_LEN + ")");
+        }
+        return SoftLimits.DEFAULT_PKEY;
+    }
+
+    @Override
+    public int getPkeyIndex(int portNum, int pkey) {
+        checkPort(portNum);
+        if (pkey < 0 || pkey > 0xFFFF) {
+            throw new VerbsException(Errno.EINVAL, "P_Key 0x" + Integer.toHexString(pkey) + " is not 16 bits");
+        }
+        for (int i = 0; i < SoftLimits.PKEY_TBL_LEN; i++) {
+            if (queryPkey(portNum, i) == pkey) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * A software device has one port, number 1.
+     *
+     * @throws VerbsException EINVAL for any other port number
+     */
+    protected static void checkPort(int portNum) {
+        if (portNum != 1) {
+            throw new VerbsException(Errno.EINVAL, "port " + portNum + " does not exist (only port 1)");
+        }
+    }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 

@@ -1,6 +1,7 @@
 package org.jrdma.soft;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Errno;
@@ -25,9 +26,10 @@ public final class SoftCq implements CompletionQueue {
     private static final int ARM_SOLICITED = 1;
     private static final int ARM_ALL = 2;
 
-    private final WorkCompletion[] ring;
-    private final int mask;
-    private final int cqe;
+    /** The ring, its index mask and size: replaced by {@link #resize} (under this CQ's lock). */
+    private WorkCompletion[] ring;
+    private int mask;
+    private volatile int cqe;
     private volatile long head;
     private volatile long tail;
     private long overruns;
@@ -44,7 +46,7 @@ public final class SoftCq implements CompletionQueue {
 
     SoftCq(SoftContext context, int cqe, SoftCompChannel channel) {
         this.context = context;
-        int size = Integer.highestOneBit(Math.max(cqe, 1) * 2 - 1);
+        int size = ringSize(cqe);
         this.ring = new WorkCompletion[size];
         for (int i = 0; i < size; i++) {
             ring[i] = new WorkCompletion();
@@ -78,7 +80,7 @@ public final class SoftCq implements CompletionQueue {
                 overruns++;
                 if (!error) {
                     error = true;
-                    // issue 10 (async events): IBV_EVENT_CQ_ERR for this CQ is raised here
+                    context.asyncEvents().raise(AsyncEventType.CQ_ERR, this, eventAcks);
                 }
                 return false;
             }
@@ -125,8 +127,7 @@ public final class SoftCq implements CompletionQueue {
             snapshot = qps.toArray(new SoftQp[0]);
         }
         for (SoftQp qp : snapshot) {
-            qp.cqFailed();
-            // issue 10 (async events): IBV_EVENT_QP_FATAL for qp is raised here
+            qp.cqFailed(); // raises IBV_EVENT_QP_FATAL for a QP it moves to ERR
         }
     }
 
@@ -194,6 +195,12 @@ public final class SoftCq implements CompletionQueue {
         return overruns;
     }
 
+    /**
+     * {@code ibv_destroy_cq(3)}. Waits up to a second for the asynchronous events of this CQ that
+     * were taken to be acknowledged (libibverbs waits without limit).
+     *
+     * @throws VerbsException EBUSY while a QP still uses it or when an event is still unacknowledged
+     */
     @Override
     public void close() {
         if (closed) {
@@ -204,6 +211,8 @@ public final class SoftCq implements CompletionQueue {
                 throw new VerbsException(Errno.EBUSY, "CQ still used by " + qps.size() + " QPs");
             }
         }
+        eventAcks.awaitAcknowledged(EventAcks.DESTROY_WAIT_NANOS, "CQ");
+        context.asyncEvents().drop(this);
         closed = true;
         if (channel != null) {
             channel.users.decrementAndGet();
@@ -213,9 +222,53 @@ public final class SoftCq implements CompletionQueue {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /** This CQ's asynchronous events (CQ_ERR) taken and not yet acknowledged. */
+    private final EventAcks eventAcks = new EventAcks();
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
+
+    /** The ring for at least {@code cqe} entries: the next power of two. */
+    private static int ringSize(int cqe) {
+        return Integer.highestOneBit(Math.max(cqe, 1) * 2 - 1);
+    }
+
+    /**
+     * {@code ibv_resize_cq}: a new ring of the next power of two at or above {@code cqe}, the
+     * waiting completions copied into it in order (their slots keep their sequence numbers, so
+     * {@code head} and {@code tail} stay). Control path: allocates the new ring. Any thread; holds
+     * this CQ's lock while it checks and copies, so a producer (under its QP's lock, then this one)
+     * or a poller waits for it, and no completion is lost or reordered.
+     */
+    @Override
+    public void resize(int cqe) {
+        if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
+            throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " not in 1.." + SoftLimits.MAX_CQE);
+        }
+        if (closed) {
+            throw new VerbsException(Errno.EINVAL, "CQ is destroyed");
+        }
+        int size = ringSize(cqe);
+        WorkCompletion[] next = new WorkCompletion[size];
+        for (int i = 0; i < size; i++) {
+            next[i] = new WorkCompletion();
+        }
+        synchronized (this) {
+            int waiting = (int) (tail - head);
+            if (cqe < waiting) {
+                throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " is below the " + waiting
+                        + " completions the CQ holds");
+            }
+            int nextMask = size - 1;
+            for (long i = head; i != tail; i++) {
+                next[(int) (i & nextMask)].copyFrom(ring[(int) (i & mask)]);
+            }
+            ring = next;
+            mask = nextMask;
+            this.cqe = size;
+        }
+    }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 

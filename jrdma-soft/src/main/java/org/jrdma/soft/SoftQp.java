@@ -1,7 +1,13 @@
 package org.jrdma.soft;
 
+import org.jrdma.verbs.AccessFlags;
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.MemoryWindow;
+import org.jrdma.verbs.MwBind;
+import org.jrdma.verbs.MwBindInfo;
+import org.jrdma.verbs.MwType;
 import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpAttr;
 import org.jrdma.verbs.QpAttrMask;
@@ -11,9 +17,11 @@ import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.QueuePair;
 import org.jrdma.verbs.RecvWr;
 import org.jrdma.verbs.SendWr;
+import org.jrdma.verbs.SharedReceiveQueue;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
+import org.jrdma.verbs.WrOpcode;
 
 /**
  * A queue pair of a software device, composed of its {@link SendQueue}, {@link RecvQueue},
@@ -62,10 +70,13 @@ public final class SoftQp implements QueuePair {
             throw new VerbsException(Errno.EINVAL, "send and receive CQs must be CQs of this device");
         }
         var cap = attr.cap();
+        SoftSrq s = srqOf(pd, attr);
         QpAttributes.require(cap.maxSendWr() >= 1 && cap.maxSendWr() <= SoftLimits.MAX_QP_WR, "max_send_wr " + cap.maxSendWr() + " not in 1.." + SoftLimits.MAX_QP_WR);
-        QpAttributes.require(cap.maxRecvWr() >= 0 && cap.maxRecvWr() <= SoftLimits.MAX_QP_WR, "max_recv_wr " + cap.maxRecvWr() + " not in 0.." + SoftLimits.MAX_QP_WR);
+        if (s == null) { // on an SRQ max_recv_wr and max_recv_sge are ignored (rxe_qp_chk_cap)
+            QpAttributes.require(cap.maxRecvWr() >= 0 && cap.maxRecvWr() <= SoftLimits.MAX_QP_WR, "max_recv_wr " + cap.maxRecvWr() + " not in 0.." + SoftLimits.MAX_QP_WR);
+            QpAttributes.require(cap.maxRecvSge() >= 0 && cap.maxRecvSge() <= SoftLimits.MAX_SGE, "max_recv_sge " + cap.maxRecvSge() + " not in 0.." + SoftLimits.MAX_SGE);
+        }
         QpAttributes.require(cap.maxSendSge() >= 0 && cap.maxSendSge() <= SoftLimits.MAX_SGE, "max_send_sge " + cap.maxSendSge() + " not in 0.." + SoftLimits.MAX_SGE);
-        QpAttributes.require(cap.maxRecvSge() >= 0 && cap.maxRecvSge() <= SoftLimits.MAX_SGE, "max_recv_sge " + cap.maxRecvSge() + " not in 0.." + SoftLimits.MAX_SGE);
         QpAttributes.require(cap.maxInlineData() >= 0 && cap.maxInlineData() <= SoftLimits.MAX_INLINE_DATA, "max_inline_data " + cap.maxInlineData() + " not in 0.." + SoftLimits.MAX_INLINE_DATA);
         this.pd = pd;
         this.sendCq = scq;
@@ -75,9 +86,14 @@ public final class SoftQp implements QueuePair {
         this.sqSigAll = attr.sqSigAll();
         this.transport = transport;
         this.sq = new SendQueue(pd, type, cap.maxSendWr(), Math.max(1, cap.maxSendSge()), cap.maxInlineData(), wqes);
-        this.rq = new RecvQueue(pd, cap.maxRecvWr(), Math.max(1, cap.maxRecvSge()));
+        this.srq = s;
+        this.srqWqe = s == null ? null : new RecvWqe(s.maxSge());
+        this.rq = s == null ? new RecvQueue(pd, cap.maxRecvWr(), Math.max(1, cap.maxRecvSge())) : new RecvQueue(pd, 0, 1);
         this.attrs = new QpAttributes(transport.portMaxMtu());
         this.states = new QpStateMachine(type);
+        if (s != null) {
+            s.attach(this);
+        }
         scq.attach(this);
         rcq.attach(this);
     }
@@ -162,10 +178,12 @@ public final class SoftQp implements QueuePair {
             if (QpStateMachine.clearsOnEntry(cur, next)) {
                 sq.clear();
                 rq.clear();
+                srqWqeHeld = false;
             }
             transport.transition(cur, next, mask);
             if (QpStateMachine.flushesOnEntry(cur, next)) {
                 flush();
+                lastWqeReached();
             }
         }
         raiseCqErrors();
@@ -177,8 +195,8 @@ public final class SoftQp implements QueuePair {
             QpState s = states.state();
             a.qpState(s).curQpState(s);
             attrs.query(a);
-            a.cap().maxSendWr(sq.maxWr()).maxRecvWr(rq.maxWr()).maxSendSge(sq.maxSge()).maxRecvSge(rq.maxSge())
-                    .maxInlineData(sq.maxInline());
+            a.cap().maxSendWr(sq.maxWr()).maxRecvWr(srq == null ? rq.maxWr() : 0).maxSendSge(sq.maxSge())
+                    .maxRecvSge(srq == null ? rq.maxSge() : 0).maxInlineData(sq.maxInline());
         }
     }
 
@@ -216,6 +234,10 @@ public final class SoftQp implements QueuePair {
 
     @Override
     public void postRecv(RecvWr wr) {
+        if (srq != null) {
+            throw new VerbsException(Errno.EINVAL, "QP 0x" + Integer.toHexString(qpn)
+                    + " takes its receive WQEs from an SRQ: post them with postSrqRecv (ibv_post_srq_recv)");
+        }
         try {
             synchronized (lock) {
                 long before = rq.tail();
@@ -262,7 +284,7 @@ public final class SoftQp implements QueuePair {
      */
     public void completeRecvHead(WcStatus status, WcOpcode opcode, int byteLen, int immData, int srcQp, int wcFlags,
                                  boolean solicited) {
-        RecvWqe r = rq.retireHead();
+        RecvWqe r = srq == null ? rq.retireHead() : releaseSrqWqe();
         push(recvCq, r.wrId, status, opcode, byteLen, immData, srcQp, wcFlags, 0, solicited);
     }
 
@@ -285,6 +307,9 @@ public final class SoftQp implements QueuePair {
             transport.transition(old, QpState.ERR, 0);
         }
         flush();
+        if (old != QpState.ERR) {
+            lastWqeReached();
+        }
     }
 
     private void flush() {
@@ -294,6 +319,10 @@ public final class SoftQp implements QueuePair {
         }
         while (!rq.isEmpty()) {
             RecvWqe r = rq.retireHead();
+            push(recvCq, r.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
+        }
+        if (srqWqeHeld) { // an SRQ's WQEs stay in the SRQ; only the one this QP took is flushed
+            RecvWqe r = releaseSrqWqe();
             push(recvCq, r.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, 0, false);
         }
         transport.flushed();
@@ -317,20 +346,36 @@ public final class SoftQp implements QueuePair {
         }
     }
 
-    /** Called by a CQ in error (no other QP lock held): moves this QP to ERR unless it is in RESET or ERR. */
+    /**
+     * Called by a CQ in error (no other QP lock held): moves this QP to ERR unless it is in RESET or
+     * ERR, and raises IBV_EVENT_QP_FATAL for it (an error no completion reports).
+     */
     void cqFailed() {
         synchronized (lock) {
             QpState s = states.state();
             if (!closed && s != QpState.RESET && s != QpState.ERR) {
                 enterError();
+                raiseAsyncEvent(AsyncEventType.QP_FATAL);
             }
         }
     }
 
     // ---------------------------------------------------------------- destroy
 
+    /**
+     * {@code ibv_destroy_qp(3)}. Waits up to a second for the asynchronous events of this QP that
+     * were taken to be acknowledged (libibverbs waits without limit).
+     *
+     * @throws VerbsException EBUSY when some are still unacknowledged; the QP stays as it was
+     */
     @Override
     public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+        }
+        eventAcks.awaitAcknowledged(EventAcks.DESTROY_WAIT_NANOS, "QP 0x" + Integer.toHexString(qpn));
         transport.beforeDestroy();
         synchronized (lock) {
             if (closed) {
@@ -338,11 +383,16 @@ public final class SoftQp implements QueuePair {
             }
             closed = true;
             states.set(QpState.RESET);
+            srqWqeHeld = false;
             transport.destroyed();
         }
+        pd.softContext().asyncEvents().drop(this);
         pd.softContext().qpDestroyed(this);
         sendCq.detach(this);
         recvCq.detach(this);
+        if (srq != null) {
+            srq.detach(this);
+        }
         pd.release();
     }
 
@@ -353,7 +403,156 @@ public final class SoftQp implements QueuePair {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /** The SRQ this QP takes its receive WQEs from, or null. */
+    private final SoftSrq srq;
+    /** The WQE this QP took from its SRQ for the message arriving (valid while {@link #srqWqeHeld}). */
+    private final RecvWqe srqWqe;
+    private boolean srqWqeHeld;
+    /** This QP's asynchronous events taken and not yet acknowledged. */
+    private final EventAcks eventAcks = new EventAcks();
+
+    private static SoftSrq srqOf(SoftPd pd, QpInitAttr attr) {
+        if (attr.srq() == null) {
+            return null;
+        }
+        if (!(attr.srq() instanceof SoftSrq s) || s.softPd().resources() != pd.resources()) {
+            throw new VerbsException(Errno.EINVAL, "srq is not an SRQ of this device");
+        }
+        return s;
+    }
+
+    /** The SRQ of the QP ({@link QpInitAttr#srq()}), or null. */
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    /**
+     * The responder needs a receive WQE for a message starting to arrive (rxe: {@code check_resource}):
+     * true when the QP's receive queue holds one or, on an SRQ, when the QP holds one already or took
+     * one from the SRQ now (which may raise the SRQ's limit event). Under the lock; allocation-free.
+     */
+    public boolean takeRecvWqe() {
+        if (srq == null) {
+            return !rq.isEmpty();
+        }
+        if (!srqWqeHeld) {
+            srqWqeHeld = srq.take(srqWqe);
+        }
+        return srqWqeHeld;
+    }
+
+    /** The receive WQE the arriving message fills (after {@link #takeRecvWqe()} returned true). Under the lock. */
+    public RecvWqe recvWqe() {
+        return srq == null ? rq.entry(rq.head()) : srqWqe;
+    }
+
+    /** Resolves the SGEs of {@link #recvWqe()} (against the SRQ's PD on an SRQ); see {@link RecvQueue#resolve}. */
+    public WcStatus resolveRecvWqe(RecvWqe r) {
+        return srq == null ? rq.resolve(r) : srq.resolve(r);
+    }
+
+    /** Scatters into {@link #recvWqe()}; see {@link RecvQueue#scatter}. */
+    public boolean scatterRecv(RecvWqe r, long msgOff, java.lang.foreign.MemorySegment src, long srcOff, int len) {
+        return srq == null ? rq.scatter(r, msgOff, src, srcOff, len) : srq.scatter(r, msgOff, src, srcOff, len);
+    }
+
+    private RecvWqe releaseSrqWqe() {
+        srqWqeHeld = false;
+        return srqWqe;
+    }
+
+    /** A QP on an SRQ entered ERR: it takes no WQE from the SRQ any more (IBV_EVENT_QP_LAST_WQE_REACHED). */
+    private void lastWqeReached() {
+        if (srq != null) {
+            raiseAsyncEvent(AsyncEventType.QP_LAST_WQE_REACHED);
+        }
+    }
+
+    /**
+     * Raises an asynchronous event about this QP on its context's queue ({@link AsyncEventQueue}):
+     * COMM_EST, SQ_DRAINED, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, QP_LAST_WQE_REACHED. Under the lock
+     * (any thread); allocation-free, never waits.
+     */
+    public void raiseAsyncEvent(AsyncEventType type) {
+        if (!closed) {
+            pd.softContext().asyncEvents().raise(type, this, eventAcks);
+        }
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    /** The WR {@link #bindMw} posts; reused under the lock. */
+    private final SendWr bindWr = new SendWr().opcode(WrOpcode.BIND_MW);
+
+    /**
+     * {@code ibv_bind_mw(3)} as libibverbs and rxe's provider do it: checks, then posts a BIND_MW WR with
+     * the window's next rkey and sets the window's rkey to it. Any thread; the QP's lock.
+     */
+    @Override
+    public int bindMw(MemoryWindow mw, MwBind bind) {
+        if (!(mw instanceof SoftMw w) || !w.belongsTo(pd.resources())) {
+            throw new VerbsException(Errno.EINVAL, "mw is null or a window of another device");
+        }
+        if (w.type() != MwType.TYPE_1) {
+            throw new VerbsException(Errno.EINVAL, "ibv_bind_mw binds type 1 windows; bind a type 2 window with IBV_WR_BIND_MW");
+        }
+        MwBindInfo info = bind.bindInfo();
+        if (info.mr() == null && (info.addr() != 0 || info.length() != 0)) {
+            throw new VerbsException(Errno.EINVAL, "bind_info.mr is null but addr or length is not 0");
+        }
+        if ((info.mwAccessFlags() & AccessFlags.ZERO_BASED) != 0) {
+            throw new VerbsException(Errno.EINVAL, "a type 1 window cannot be zero-based (mw_access_flags ZERO_BASED)");
+        }
+        if (info.mr() != null && info.mr().pd() != w.pd()) {
+            throw new VerbsException(Errno.EPERM, "bind_info.mr is of another protection domain than the window");
+        }
+        try {
+            synchronized (lock) {
+                int key = SendWr.incRkey(w.rkey());
+                bindWr.wrId(bind.wrId()).sendFlags(bind.sendFlags()).bindMw(w, key, info);
+                try {
+                    states.checkPostSend();
+                    sq.post(bindWr);
+                } finally {
+                    bindWr.bindMw(null, 0, bindWr.bindInfo().set(null, 0, 0, 0));
+                }
+                if (states.flushesPosts()) {
+                    flush();
+                } else {
+                    transport.sendPosted();
+                }
+                return key;
+            }
+        } finally {
+            transport.afterSendPosted();
+            raiseCqErrors();
+        }
+    }
+
+    /**
+     * Executes a local operation at its turn in the send queue (rxe {@code rxe_do_local_ops}), for the
+     * transport's requester: BIND_MW (MW_BIND_ERR on failure) or LOCAL_INV (LOC_QP_OP_ERR). Under the lock.
+     *
+     * @return SUCCESS or the WQE's error status
+     */
+    public WcStatus executeLocalOperation(SendWqe w) {
+        return switch (w.opcode) {
+            case BIND_MW -> w.bindMw.bind(this, w);
+            case LOCAL_INV -> pd.resources().invalidate(this, w.invalidateRkey, false) ? WcStatus.SUCCESS
+                    : WcStatus.LOC_QP_OP_ERR;
+            default -> throw new IllegalArgumentException(w.opcode + " is not a local operation");
+        };
+    }
+
+    /** The memory {@code rkey} grants a request on this QP ({@link SoftResources#remote}), or null. Lock-free. */
+    public RemoteRange remoteRange(int rkey, int access) {
+        return pd.resources().remote(this, rkey, access);
+    }
+
+    /** A SEND_WITH_INV's IETH arrived on this QP: invalidates {@code rkey} ({@link SoftResources#invalidate}). */
+    public boolean invalidateRemote(int rkey) {
+        return pd.resources().invalidate(this, rkey, true);
+    }
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 

@@ -29,7 +29,15 @@
  *   <li>MR and QP lookups ({@link org.jrdma.soft.KeyTable}) are lock-free and allocation-free;
  *       creating and destroying resources is control path (the context's and the tables' monitors,
  *       never taken under a QP lock).</li>
- *   <li>Nothing on the data path (post, complete, poll, gather/scatter) allocates.</li>
+ *   <li>Nothing on the data path (post, complete, poll, gather/scatter) allocates; a memory window
+ *       bind allocates its one immutable {@link org.jrdma.soft.SoftMw} binding (lock-free readers
+ *       must never see a binding change under them).</li>
+ *   <li>Memory windows and rereg ({@link org.jrdma.soft.SoftMw}, {@link org.jrdma.soft.SoftMr#rereg}):
+ *       a bind or invalidation runs under the lock of the QP that executes it and then takes the
+ *       window's monitor, inside which nothing is locked; {@code rereg}, {@code dereg} and
+ *       {@code dealloc_mw} take the region's or window's monitor alone (control path). What an rkey
+ *       grants is resolved lock-free into an immutable {@link org.jrdma.soft.RemoteRange} (a region's
+ *       translation, a window's binding) that the responder keeps for the request.</li>
  * </ul>
  */
 package org.jrdma.soft;

@@ -5,6 +5,7 @@ import org.jrdma.verbs.Device;
 import org.jrdma.verbs.DeviceAttr;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.GidEntry;
 import org.jrdma.verbs.LinkLayer;
 import org.jrdma.verbs.Mtu;
 import org.jrdma.verbs.PortAttr;
@@ -25,18 +26,27 @@ final class LoopbackContext extends SoftContext {
 
     @Override
     public DeviceAttr queryDevice() {
-        return new DeviceAttr("test", 1, 0, 0, SoftLimits.MAX_MR_SIZE, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR,
-                SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE, SoftLimits.MAX_MR, SoftLimits.MAX_PD,
-                SoftLimits.MAX_QP_RD_ATOM, SoftLimits.MAX_QP_RD_ATOM, SoftLimits.MAX_INLINE_DATA);
+        return SoftLimits.deviceAttr().fwVer("test").nodeGuid(1).sysImageGuid(1).build();
     }
 
     @Override
     public PortAttr queryPort(int portNum) {
-        return new PortAttr(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, 1, 0, LinkLayer.ETHERNET, 10);
+        return PortAttr.builder().state(PortState.ACTIVE).maxMtu(Mtu.MTU_4096).activeMtu(Mtu.MTU_4096).gidTblLen(0)
+                .pkeyTblLen(SoftLimits.PKEY_TBL_LEN).linkLayer(LinkLayer.ETHERNET).build();
     }
 
     @Override
     public Gid queryGid(int portNum, int index) {
+        throw new VerbsException(Errno.EINVAL, "no GID table");
+    }
+
+    @Override
+    public GidEntry queryGidEx(int portNum, int gidIndex) {
+        throw new VerbsException(Errno.EINVAL, "no GID table");
+    }
+
+    @Override
+    public int queryGidTable(GidEntry[] entries) {
         throw new VerbsException(Errno.EINVAL, "no GID table");
     }
 

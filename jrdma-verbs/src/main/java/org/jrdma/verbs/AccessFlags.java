@@ -14,9 +14,12 @@ public final class AccessFlags {
     public static final int REMOTE_READ = 1 << 2;
     /** Remote peers may perform atomic operations on the region. */
     public static final int REMOTE_ATOMIC = 1 << 3;
-    /** Enable memory window binding (not supported by the software providers yet). */
+    /** Memory windows may be bound to the region ({@code IBV_ACCESS_MW_BIND}; IBTA C10-73). */
     public static final int MW_BIND = 1 << 4;
-    /** Zero-based addressing. */
+    /**
+     * Zero-based addressing ({@code IBV_ACCESS_ZERO_BASED}): for a type 2 window's bind only (remote
+     * addresses are offsets into the window); a region or a type 1 window cannot be zero-based (rxe).
+     */
     public static final int ZERO_BASED = 1 << 5;
     /** On-demand paging. */
     public static final int ON_DEMAND = 1 << 6;
@@ -37,8 +40,8 @@ public final class AccessFlags {
     /** Relaxed ordering hint. */
     public static final int RELAXED_ORDERING = 1 << 20;
 
-    /** All bits the software providers understand. */
-    public static final int SUPPORTED = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | RELAXED_ORDERING
+    /** All bits the software providers accept for a memory region. */
+    public static final int SUPPORTED = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND | RELAXED_ORDERING
             | FLUSH_GLOBAL | FLUSH_PERSISTENT;
 
     private AccessFlags() {

@@ -61,6 +61,17 @@ public interface CompletionQueue extends AutoCloseable {
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 
+    /**
+     * {@code ibv_resize_cq(3)}: makes the CQ hold at least {@code cqe} entries, larger or smaller.
+     * The completions in it stay, in order; {@link #cqe()} gives the new size afterwards. Any
+     * thread; posts and polls that race it wait for it (it holds the CQ's lock while it copies).
+     *
+     * @param cqe 1..{@link DeviceAttr#maxCqe()}, and at least the number of completions in the CQ
+     * @throws VerbsException EINVAL when cqe is below 1, above max_cqe, or below the number of
+     *                        completions the CQ holds (rdma_rxe's {@code rxe_cq_chk_attr})
+     */
+    void resize(int cqe);
+
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 
     // ---- issue 11 (cm): connection manager, QP1 ----

@@ -19,6 +19,7 @@ public final class Errno {
     public static final int ENOSPC = 28;
     public static final int ERANGE = 34;
     public static final int ENOSYS = 38;
+    public static final int ENODATA = 61;
     public static final int EPROTO = 71;
     public static final int EOPNOTSUPP = 95;
     public static final int EADDRINUSE = 98;
@@ -48,6 +49,7 @@ public final class Errno {
             case ENOSPC -> "ENOSPC";
             case ERANGE -> "ERANGE";
             case ENOSYS -> "ENOSYS";
+            case ENODATA -> "ENODATA";
             case EPROTO -> "EPROTO";
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case EADDRINUSE -> "EADDRINUSE";

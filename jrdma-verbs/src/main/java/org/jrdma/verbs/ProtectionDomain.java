@@ -35,7 +35,32 @@ public interface ProtectionDomain extends AutoCloseable {
 
     // ---- issue 10 (srq): shared receive queues, asynchronous events ----
 
+    /**
+     * {@code ibv_create_srq(3)}: a shared receive queue of this PD, holding at least
+     * {@code attr.attr().maxWr()} WRs of at least {@code attr.attr().maxSge()} SGEs each (query it for
+     * the actual sizes); its limit starts disarmed.
+     *
+     * @throws VerbsException EINVAL for max_wr not in 1..max_srq_wr or max_sge above max_srq_sge
+     *                        ({@code ibv_query_device}); ENOMEM when the device has max_srq SRQs;
+     *                        EOPNOTSUPP where the provider has no SRQs
+     */
+    default SharedReceiveQueue createSrq(SrqInitAttr attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "shared receive queues are not supported by this provider");
+    }
+
     // ---- issue 10 (mw): memory windows, rereg_mr ----
+
+    /**
+     * {@code ibv_alloc_mw(3)}: a memory window of this PD, not bound (its rkey grants nothing yet).
+     *
+     * @param type {@link MwType#TYPE_1} or {@link MwType#TYPE_2} ({@link MwType#of(int)} refuses other
+     *             libibverbs values with EINVAL)
+     * @throws VerbsException EINVAL for a null type or a closed PD; ENOMEM over the device's max_mw;
+     *                        EOPNOTSUPP where the provider has no memory windows
+     */
+    default MemoryWindow allocMw(MwType type) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this provider");
+    }
 
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 

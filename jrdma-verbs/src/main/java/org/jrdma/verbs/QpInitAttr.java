@@ -7,6 +7,7 @@ public final class QpInitAttr {
     private final QpCap cap = new QpCap();
     private QpType qpType = QpType.RC;
     private boolean sqSigAll;
+    private SharedReceiveQueue srq;
 
     public CompletionQueue sendCq() {
         return sendCq;
@@ -47,6 +48,21 @@ public final class QpInitAttr {
 
     public QpInitAttr sqSigAll(boolean v) {
         sqSigAll = v;
+        return this;
+    }
+
+    /**
+     * The shared receive queue the QP takes its receive WQEs from, or null for its own receive
+     * queue ({@code ibv_qp_init_attr.srq}). RC and UD QPs may use one; {@code max_recv_wr} and
+     * {@code max_recv_sge} are then ignored (query gives 0) and {@code postRecv} on the QP fails with
+     * EINVAL. The SRQ must be of a PD of the same device.
+     */
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    public QpInitAttr srq(SharedReceiveQueue s) {
+        srq = s;
         return this;
     }
 }

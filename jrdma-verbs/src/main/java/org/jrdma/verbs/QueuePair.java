@@ -66,6 +66,23 @@ public interface QueuePair extends AutoCloseable {
 
     // ---- issue 10 (mw): memory windows, rereg_mr ----
 
+    /**
+     * {@code ibv_bind_mw(3)}: binds a type 1 window by posting a {@link WrOpcode#BIND_MW} work request
+     * with {@code bind}'s wr_id and send flags and the window's next rkey ({@link SendWr#incRkey}), and
+     * sets {@link MemoryWindow#rkey()} to it. The bind executes in order with the QP's other work
+     * requests; its completion (when SIGNALED, or on error) has opcode {@link WcOpcode#BIND_MW}, status
+     * SUCCESS or {@link WcStatus#MW_BIND_ERR} (see {@link MwBindInfo}); an error moves the QP to ERR.
+     *
+     * @return the window's new rkey
+     * @throws VerbsException EINVAL for a type 2 window, a window or region of another device, no region
+     *     but an address or length, ZERO_BASED rights, or as {@link #postSend} (QP state, UD QP);
+     *     EPERM when the region's PD is not the window's; ENOMEM when the send queue is full;
+     *     EOPNOTSUPP where the provider has no memory windows
+     */
+    default int bindMw(MemoryWindow mw, MwBind bind) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this provider");
+    }
+
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----

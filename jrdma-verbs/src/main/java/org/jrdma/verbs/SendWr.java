@@ -23,6 +23,10 @@ public final class SendWr {
     private AddressHandle ah;
     private int remoteQpn;
     private int remoteQkey;
+    private int invalidateRkey;
+    private MemoryWindow mw;
+    private int bindRkey;
+    private final MwBindInfo bindInfo = new MwBindInfo();
     private SendWr next;
 
     public long wrId() {
@@ -227,6 +231,54 @@ public final class SendWr {
         this.remoteQpn = remoteQpn;
         this.remoteQkey = remoteQkey;
         return this;
+    }
+
+    /**
+     * The rkey (or lkey) that {@link WrOpcode#LOCAL_INV} invalidates locally, or that the IETH of a
+     * {@link WrOpcode#SEND_WITH_INV} asks the responder to invalidate ({@code wr.invalidate_rkey}, a
+     * union with imm_data in C; a field of its own here).
+     */
+    public int invalidateRkey() {
+        return invalidateRkey;
+    }
+
+    public SendWr invalidateRkey(int invalidateRkey) {
+        this.invalidateRkey = invalidateRkey;
+        return this;
+    }
+
+    /** The window a {@link WrOpcode#BIND_MW} binds ({@code wr.bind_mw.mw}), or null. */
+    public MemoryWindow mw() {
+        return mw;
+    }
+
+    /**
+     * The window's new rkey ({@code wr.bind_mw.rkey}): only its low 8 bits count, they replace the
+     * window's key byte ({@code ibv_inc_rkey(mw.rkey())} is the usual choice).
+     */
+    public int bindRkey() {
+        return bindRkey;
+    }
+
+    /** What a {@link WrOpcode#BIND_MW} binds to ({@code wr.bind_mw.bind_info}); this WR's own, to fill in. */
+    public MwBindInfo bindInfo() {
+        return bindInfo;
+    }
+
+    /**
+     * Sets {@code wr.bind_mw}: the window, its new rkey and (copied) what it binds to. The WR must have no
+     * SGEs ({@code num_sge} 0, as rxe's {@code validate_send_wr} demands).
+     */
+    public SendWr bindMw(MemoryWindow mw, int rkey, MwBindInfo info) {
+        this.mw = mw;
+        this.bindRkey = rkey;
+        this.bindInfo.set(info.mr(), info.addr(), info.length(), info.mwAccessFlags());
+        return this;
+    }
+
+    /** {@code ibv_inc_rkey(3)}: {@code rkey} with its low 8 bits (the key) incremented, the upper 24 kept. */
+    public static int incRkey(int rkey) {
+        return (rkey & 0xFFFFFF00) | ((rkey + 1) & 0xFF);
     }
 
     /** The next WR of a chain, or null. */

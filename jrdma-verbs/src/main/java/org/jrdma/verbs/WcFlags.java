@@ -7,6 +7,7 @@ public final class WcFlags {
     /** The completion carries immediate data ({@link WorkCompletion#immData()}). */
     public static final int WITH_IMM = 1 << 1;
     public static final int IP_CSUM_OK = 1 << 2;
+    /** A SEND_WITH_INV invalidated an rkey ({@link WorkCompletion#invalidatedRkey()}; {@code IBV_WC_WITH_INV}). */
     public static final int WITH_INV = 1 << 3;
 
     private WcFlags() {

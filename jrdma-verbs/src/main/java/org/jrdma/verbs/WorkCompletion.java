@@ -49,6 +49,14 @@ public final class WorkCompletion {
         return immData;
     }
 
+    /**
+     * The rkey a peer's SEND_WITH_INV invalidated ({@code wc.invalidated_rkey}, a union with imm_data
+     * in C: the same field here); valid when {@link #wcFlags()} has {@link WcFlags#WITH_INV}.
+     */
+    public int invalidatedRkey() {
+        return immData;
+    }
+
     /** The local QPN (24 bits). */
     public int qpNum() {
         return qpNum;
@@ -124,6 +132,7 @@ public final class WorkCompletion {
     public String toString() {
         return "WorkCompletion[wrId=" + wrId + ", status=" + status + ", opcode=" + opcode + ", byteLen=" + byteLen
                 + ", qpNum=" + qpNum + ((wcFlags & WcFlags.WITH_IMM) != 0 ? ", imm=0x" + Integer.toHexString(immData) : "")
+                + ((wcFlags & WcFlags.WITH_INV) != 0 ? ", invalidated=0x" + Integer.toHexString(immData) : "")
                 + (vendorErr != 0 ? ", vendorErr=0x" + Integer.toHexString(vendorErr) : "") + "]";
     }
 }

@@ -20,6 +20,10 @@
  * <li>{@code poll} of one CQ serializes on that CQ; any number of threads may poll.</li>
  * <li>Control-path calls (create, register, close) are thread-safe; closing a resource while another
  *     thread still uses it is a programming error, as in C (it fails with EBUSY where libibverbs does).</li>
+ * <li>{@code postSrqRecv}, {@code modify} and {@code query} of one SRQ serialize on that SRQ.</li>
+ * <li>{@link org.jrdma.verbs.Context#getAsyncEvent()} blocks only the calling thread (any number may
+ *     wait; each event goes to one of them); the provider raises events without ever waiting for the
+ *     application ({@code ibv_get_async_event(3)}).</li>
  * </ul>
  * Who does the work in the software RoCE v2 provider: the posting thread runs the requester (segments
  * the message and sends what the window allows at once); each device has one I/O thread that receives

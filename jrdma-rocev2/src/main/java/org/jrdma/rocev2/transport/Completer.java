@@ -131,6 +131,11 @@ final class Completer {
         retireInOrder(Psn.add(ackedPsn, -1));
     }
 
+    /** RC: a local operation (BIND_MW, LOCAL_INV) executed; it completes when the WQEs before it have. */
+    void localOperationDone() {
+        retireInOrder(Psn.add(ackedPsn, -1));
+    }
+
     /** UC, UD: a WQE whose packets are all sent is complete. */
     void completeUnreliable() {
         while (qp.sqHead() != qp.requester.nextWqe()) {
@@ -450,6 +455,10 @@ final class Completer {
                 qp.enterErrorState();
                 return;
             }
+            if (h.wqeState == RxeSendWqe.DONE) {
+                qp.retireSendHead(WcStatus.SUCCESS, 0, 0); // a local operation, in order
+                continue;
+            }
             if (h.wqeState != RxeSendWqe.SENT || Psn.diff(h.lastPsn, psn) > 0 || h.opcode.isReadOrAtomic()) {
                 break; // not all sent, not yet acknowledged, or needs its response
             }
@@ -491,6 +500,10 @@ final class Completer {
             RxeSendWqe h = qp.sqEntry(qp.sqHead());
             if (h.opcode.isReadOrAtomic()) {
                 return Psn.diff(psn, h.firstPsn) >= 0 && Psn.diff(psn, h.lastPsn) <= 0 ? h : null;
+            }
+            if (h.wqeState == RxeSendWqe.DONE) {
+                qp.retireSendHead(WcStatus.SUCCESS, 0, 0);
+                continue;
             }
             if (h.wqeState != RxeSendWqe.SENT || Psn.diff(h.lastPsn, psn) >= 0) {
                 return null;

@@ -91,6 +91,9 @@ final class DeviceAgent implements Agent {
     private long waitsSeen;
     private boolean steppedBack;
     private volatile Thread thread;
+    /** Run once, on the first fatal error of the I/O loop (issue 10: IBV_EVENT_DEVICE_FATAL); set before the agent starts. */
+    private Runnable onFatal = () -> { };
+    private final java.util.concurrent.atomic.AtomicBoolean fatalRaised = new java.util.concurrent.atomic.AtomicBoolean();
 
     DeviceAgent(String name, PacketPort port, Counters counters, RxeRecv recv, AckCoalescer acks, boolean pollProgress,
                 boolean deferAcks) {
@@ -274,11 +277,24 @@ final class DeviceAgent implements Agent {
         return n;
     }
 
+    /**
+     * What runs once when the I/O loop first catches a fatal error (a VM {@link Error} other than an
+     * assertion or a stack overflow: out of memory, a linkage error): a packet was left half
+     * processed, so the device's state can no longer be trusted; the provider raises
+     * IBV_EVENT_DEVICE_FATAL. Set before the agent starts.
+     */
+    void onFatal(Runnable action) {
+        onFatal = action;
+    }
+
     void onLoopError(Throwable t) {
         counters.increment(Counters.RCVD_DROP_INTERNAL);
         LOG.debug("{}: error in the I/O loop (packet dropped)", name, t);
         if (t instanceof Error && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
             LOG.error("{}: fatal error in the I/O loop", name, t);
+            if (fatalRaised.compareAndSet(false, true)) {
+                onFatal.run();
+            }
             LockSupport.parkNanos(1_000_000);
         }
     }

@@ -5,6 +5,7 @@ import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
 import org.jrdma.rocev2.wire.Feth;
+import org.jrdma.rocev2.wire.Ieth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
@@ -75,6 +76,7 @@ final class Requester {
     private final AtomicEth atomicEth = new AtomicEth();
     private final Deth deth = new Deth();
     private final Feth feth = new Feth();
+    private final Ieth ieth = new Ieth();
     private final boolean debug = LOG.isDebugEnabled();
 
     /** The next PSN to send. */
@@ -182,6 +184,10 @@ final class Requester {
         return switch (w.wqeState) {
             case RxeSendWqe.LOCAL_ERROR -> State.WAIT_LOCAL_ERROR;
             case RxeSendWqe.POSTED -> State.START_WQE;
+            case RxeSendWqe.DONE -> {
+                next++; // a local operation executed before a rewind: nothing to send
+                yield State.NEXT_WQE;
+            }
             default -> State.CHECK_WINDOW;
         };
     }
@@ -194,6 +200,9 @@ final class Requester {
         }
         if ((w.sendFlags & SendFlags.FENCE) != 0 && rdAtomicInFlight > 0) {
             return State.WAIT_FENCE;
+        }
+        if (w.opcode == WrOpcode.BIND_MW || w.opcode == WrOpcode.LOCAL_INV) {
+            return localOperation();
         }
         WcStatus st = qp.resolveWqe(w, readOrAtomic);
         if (st == WcStatus.SUCCESS && w.length > RxeQp.MAX_MSG_SIZE) {
@@ -220,6 +229,31 @@ final class Requester {
         return State.CHECK_WINDOW;
     }
 
+    /**
+     * BIND_MW and LOCAL_INV execute when the requester reaches them and take no PSN (rxe
+     * {@code rxe_do_local_ops}); the completer completes them in order. A failure completes the WQE
+     * with its status (MW_BIND_ERR, LOC_QP_OP_ERR) and moves the QP to ERR, as rxe does.
+     */
+    private State localOperation() {
+        WcStatus st = qp.executeLocalOperation(w);
+        w.firstPsn = Psn.add(psn, -1); // before the next PSN: a rewind walks past it
+        w.lastPsn = w.firstPsn;
+        if (st != WcStatus.SUCCESS) {
+            w.wqeState = RxeSendWqe.LOCAL_ERROR;
+            w.localStatus = st;
+            qp.completer.localErrorReady();
+            return State.WAIT_LOCAL_ERROR;
+        }
+        w.wqeState = RxeSendWqe.DONE;
+        next++;
+        if (qp.type() == QpType.RC) {
+            qp.completer.localOperationDone();
+        } else {
+            qp.completer.completeUnreliable();
+        }
+        return State.NEXT_WQE;
+    }
+
     private State checkWindow() {
         if (qp.type() == QpType.RC && Psn.diff(psn, qp.completer.windowBase()) >= MAX_UNACKED_PSNS) {
             return State.WAIT_PSN; // an ACK reopens it
@@ -243,7 +277,7 @@ final class Requester {
             i++;
         }
         int from = fromPsn;
-        if (i != qp.sqTail()) {
+        if (i != qp.sqTail() && qp.sqEntry(i).wqeState != RxeSendWqe.DONE) {
             RxeSendWqe h = qp.sqEntry(i);
             if (h.wqeState != RxeSendWqe.POSTED && Psn.diff(fromPsn, h.firstPsn) < 0) {
                 from = h.firstPsn;
@@ -267,8 +301,8 @@ final class Requester {
             }
         }
         RxeSendWqe h = qp.sqEntry(i);
-        if (h.wqeState == RxeSendWqe.POSTED || h.wqeState == RxeSendWqe.LOCAL_ERROR) {
-            return; // nothing of it was sent yet
+        if (h.wqeState == RxeSendWqe.POSTED || h.wqeState == RxeSendWqe.LOCAL_ERROR || h.wqeState == RxeSendWqe.DONE) {
+            return; // nothing of it was sent yet, or it sends nothing (a local operation stays done, as rxe's req_retry)
         }
         h.wqeState = RxeSendWqe.SENDING;
         if (!h.opcode.isReadOrAtomic()) {
@@ -281,15 +315,14 @@ final class Requester {
     /** The operation property of a send WQE's packets in the opcode table. */
     private static int operation(WrOpcode op) {
         return switch (op) {
-            case SEND, SEND_WITH_IMM -> Opcode.OP_SEND;
+            case SEND, SEND_WITH_IMM, SEND_WITH_INV -> Opcode.OP_SEND;
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> Opcode.OP_RDMA_WRITE;
             case RDMA_READ -> Opcode.OP_RDMA_READ;
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> Opcode.OP_ATOMIC;
             case FLUSH -> Opcode.OP_FLUSH;
             case ATOMIC_WRITE -> Opcode.OP_ATOMIC_WRITE;
-            // issue 10 (mw): SendQueue refuses these until their requester paths exist
-            case LOCAL_INV, BIND_MW, SEND_WITH_INV ->
-                    throw new IllegalStateException(op + " reached the requester");
+            // local operations execute in START_WQE and send no packets
+            case LOCAL_INV, BIND_MW -> throw new IllegalStateException(op + " is a local operation");
         };
     }
 
@@ -310,6 +343,9 @@ final class Requester {
         int props = Opcode.REQUEST | operation(w.opcode) | Opcode.position(first, last);
         if (last && hasImmediate(w.opcode)) {
             props |= Opcode.IMM_DT;
+        }
+        if (last && w.opcode == WrOpcode.SEND_WITH_INV) {
+            props |= Opcode.IETH; // SEND Last / Only with Invalidate, 0x16 / 0x17
         }
         return Opcode.of(transport(), props);
     }
@@ -337,6 +373,9 @@ final class Requester {
         }
         if (Opcode.has(op, Opcode.IMM_DT)) {
             immDt.wrap(tx.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
+        }
+        if (Opcode.has(op, Opcode.IETH)) {
+            ieth.wrap(tx.seg, Opcode.offset(op, Opcode.IETH)).rkey(w.invalidateRkey);
         }
         qp.gatherPayload(w, w.sentBytes, tx.seg, hdr, payload);
         zeroPad(hdr + payload, pad);

@@ -12,12 +12,13 @@ import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
 import org.jrdma.rocev2.wire.Feth;
+import org.jrdma.rocev2.wire.Ieth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.rocev2.wire.PacketBuffer;
 import org.jrdma.rocev2.wire.Reth;
 import org.jrdma.soft.RecvWqe;
-import org.jrdma.soft.SoftMr;
+import org.jrdma.soft.RemoteRange;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.WcOpcode;
@@ -103,6 +104,11 @@ final class Responder {
         ERR_LENGTH,
         /** Class A: the receive WQE's SGEs do not resolve: NAK remote operational error. */
         ERR_MALFORMED_WQE,
+        /**
+         * Class J (rxe): a SEND with Invalidate whose IETH names a key that cannot be invalidated: the
+         * receive completes with REM_INV_REQ_ERR, the request is acknowledged, the QP moves to ERR.
+         */
+        ERR_INVALIDATE_RKEY,
         /** Move the QP to ERR. */
         ERROR,
         /** The packet is handled. */
@@ -119,6 +125,7 @@ final class Responder {
     private final ImmDt immDt = new ImmDt();
     private final Deth deth = new Deth();
     private final Feth feth = new Feth();
+    private final Ieth ieth = new Ieth();
     private final MemorySegment grh = Arena.ofAuto().allocate(GRH_LENGTH, 8);
     private final boolean debug = LOG.isDebugEnabled();
 
@@ -143,16 +150,16 @@ final class Responder {
     /** SEND in progress: bytes placed in the receive WQE. */
     private long sendOffset;
     // RDMA WRITE in progress
-    private SoftMr writeMr;
+    private RemoteRange writeMr;
     private long writeOffset;
     private long writeRemaining;
     private int writeLength;
     // the RETH last resolved in CHK_RKEY
-    private SoftMr rethMr;
+    private RemoteRange rethMr;
     private long rethOffset;
     private long rethLength;
     // the atomic's region resolved in CHK_RKEY
-    private SoftMr atomicMr;
+    private RemoteRange atomicMr;
     private long atomicOffset;
     /** A duplicate READ is being replayed: ePSN and MSN stay. */
     private boolean replay;
@@ -233,6 +240,7 @@ final class Responder {
             case ERR_RKEY_VIOLATION -> classCError(Aeth.NAK_REMOTE_ACCESS_ERROR);
             case ERR_MALFORMED_WQE -> classCError(Aeth.NAK_REMOTE_OPERATIONAL_ERROR);
             case ERR_RNR -> rnr();
+            case ERR_INVALIDATE_RKEY -> invalidateError();
             case ERROR -> {
                 qp.enterErrorState();
                 yield State.DONE;
@@ -318,7 +326,7 @@ final class Responder {
     private State checkResource() {
         int op = pkt.opcode;
         boolean needsWqe = operation(op) == Opcode.OP_SEND ? Opcode.isStart(op) : Opcode.has(op, Opcode.IMM_DT);
-        return needsWqe && qp.rqHead() == qp.rqTail() ? State.ERR_RNR : State.CHK_LENGTH;
+        return needsWqe && !qp.takeRecvWqe() ? State.ERR_RNR : State.CHK_LENGTH;
     }
 
     /** Payload at most the path MTU; a First or Middle packet carries exactly the MTU (C9-91). */
@@ -419,20 +427,23 @@ final class Responder {
     }
 
     /**
-     * FLUSH (Annex A19.4.1; rxe {@code check_rkey}): the rkey names a region that grants the FETH's
-     * placement types; level MR covers the whole region (VA and DMA length are not looked at), any
-     * other level the RETH's range, which must lie inside it.
+     * FLUSH (Annex A19.4.1; rxe {@code check_rkey}): the rkey names a region or a bound window that
+     * grants the FETH's placement types, and for PERSISTENT its memory is persistent (file-backed; a
+     * region is registered so, a window may be bound over any region); level MR covers the whole
+     * range the key grants (the region, or the window's bytes: rxe flushes a window's whole region;
+     * VA and DMA length are not looked at), any other level the RETH's range, which must lie inside it.
      */
     private State checkFlush() {
         int op = pkt.opcode;
         feth.wrap(pkt.seg, Opcode.offset(op, Opcode.FETH));
         reth.wrap(pkt.seg, Opcode.offset(op, Opcode.RETH));
         rethMr = qp.remoteMr(reth.rkey(), flushAccess(feth.placementType()));
-        if (rethMr == null) {
+        if (rethMr == null
+                || ((feth.placementType() & Feth.PLT_PERSISTENT) != 0 && !rethMr.segment().isMapped())) {
             return State.ERR_RKEY_VIOLATION;
         }
         if (feth.selectivity() == Feth.SEL_MR) {
-            rethOffset = 0;
+            rethOffset = rethMr.base();
             rethLength = rethMr.length();
             return State.PROCESS_FLUSH;
         }
@@ -465,7 +476,7 @@ final class Responder {
         int len = pkt.payloadLength;
         boolean last = Opcode.isEnd(op);
         if (operation(op) == Opcode.OP_SEND) {
-            RecvWqe r = qp.rqEntry(qp.rqHead());
+            RecvWqe r = qp.recvWqe();
             if (Opcode.isStart(op)) {
                 if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
                     recvError = WcStatus.LOC_PROT_ERR;
@@ -480,6 +491,11 @@ final class Responder {
             }
             qp.scatterToRecv(r, sendOffset, pkt.seg, pkt.payloadOffset, len);
             sendOffset += len;
+            // SEND Last / Only with Invalidate: after the data, as rxe's execute()
+            if (Opcode.has(op, Opcode.IETH)
+                    && !qp.invalidateRemote(ieth.wrap(pkt.seg, Opcode.offset(op, Opcode.IETH)).rkey())) {
+                return State.ERR_INVALIDATE_RKEY;
+            }
         } else {
             if (Opcode.isStart(op)) {
                 msgOp = Opcode.OP_RDMA_WRITE;
@@ -495,7 +511,7 @@ final class Responder {
             writeRemaining -= len;
             if (last) {
                 writeMr = null;
-                if (Opcode.has(op, Opcode.IMM_DT) && qp.resolveRecv(qp.rqEntry(qp.rqHead())) != WcStatus.SUCCESS) {
+                if (Opcode.has(op, Opcode.IMM_DT) && qp.resolveRecv(qp.recvWqe()) != WcStatus.SUCCESS) {
                     recvError = WcStatus.LOC_PROT_ERR;
                     return State.ERR_MALFORMED_WQE;
                 }
@@ -516,7 +532,10 @@ final class Responder {
         int op = pkt.opcode;
         boolean imm = Opcode.has(op, Opcode.IMM_DT);
         int immValue = imm ? immDt.wrap(pkt.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt() : 0;
-        if (operation(op) == Opcode.OP_SEND) {
+        if (Opcode.has(op, Opcode.IETH)) {
+            qp.completeRecvHeadInvalidated((int) sendOffset, ieth.wrap(pkt.seg, Opcode.offset(op, Opcode.IETH)).rkey(),
+                    pkt.se);
+        } else if (operation(op) == Opcode.OP_SEND) {
             qp.completeRecvHead(WcOpcode.RECV, (int) sendOffset, imm, immValue, pkt.se);
         } else if (imm) {
             qp.completeRecvHead(WcOpcode.RECV_RDMA_WITH_IMM, writeLength, true, immValue, pkt.se);
@@ -552,7 +571,7 @@ final class Responder {
 
     /** The READ responses, segmented at the path MTU; a replayed READ leaves ePSN and MSN (C9-148). */
     private State readReply() {
-        SoftMr mr = rethMr;
+        RemoteRange mr = rethMr;
         long off = rethOffset;
         long len = rethLength;
         int mtu = qp.mtuBytes();
@@ -737,6 +756,25 @@ final class Responder {
         }
         flushAck();
         sendAck(pkt.psn, Aeth.nakSyndrome(nakCode));
+        qp.responderError(nakCode, recvError != null);
+        return State.ERROR;
+    }
+
+    /**
+     * Class J, as rxe: the receive WQE completes with REM_INV_REQ_ERR, the request is acknowledged as
+     * it asked (the data was placed; the requester's SEND completes), the responder moves to ERR and
+     * refuses everything after. Nothing was invalidated.
+     */
+    private State invalidateError() {
+        qp.completeRecvHeadError(WcStatus.REM_INV_REQ_ERR);
+        msgOp = 0;
+        if (debug) {
+            LOG.debug("QP 0x{} resp: IETH key cannot be invalidated, PSN {}", Integer.toHexString(qp.qpn()), pkt.psn);
+        }
+        flushAck();
+        if (pkt.ackReq) {
+            sendAck(pkt.psn, Aeth.ACK_UNLIMITED);
+        }
         return State.ERROR;
     }
 
@@ -773,11 +811,11 @@ final class Responder {
             qp.counters().increment(Counters.RCVD_DROP_BAD_QKEY);
             return;
         }
-        if (qp.rqHead() == qp.rqTail()) {
+        if (!qp.takeRecvWqe()) {
             qp.counters().increment(Counters.RCVD_DROP_NO_RECV_WQE);
             return;
         }
-        RecvWqe r = qp.rqEntry(qp.rqHead());
+        RecvWqe r = qp.recvWqe();
         if (qp.resolveRecv(r) != WcStatus.SUCCESS) {
             qp.completeRecvHeadError(WcStatus.LOC_PROT_ERR);
             return;

@@ -71,6 +71,7 @@ public final class RxeAgent {
         this.agent = new DeviceAgent(name, port, counters, recv, new AckCoalescer(counters), options.pollProgress(),
                 options.deferAcks());
         this.wheel = agent.timers();
+        agent.onFatal(() -> resources.raiseDeviceEvent(org.jrdma.verbs.AsyncEventType.DEVICE_FATAL, 0));
         this.thread = new AgentThread(agent, new DeviceIdleStrategy(agent, port, options.spinNanos()),
                 agent::onLoopError, port::wakeup);
     }

@@ -10,13 +10,14 @@ import org.jrdma.rocev2.wire.RoceV2;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.soft.QpAttributes;
 import org.jrdma.soft.QpTransport;
-import org.jrdma.soft.RecvQueue;
 import org.jrdma.soft.RecvWqe;
+import org.jrdma.soft.RemoteRange;
 import org.jrdma.soft.SendQueue;
 import org.jrdma.soft.SoftMr;
 import org.jrdma.soft.SoftPd;
 import org.jrdma.soft.SoftQp;
 import org.jrdma.verbs.AhAttr;
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.Gid;
 import org.jrdma.verbs.Mtu;
@@ -66,7 +67,6 @@ public final class RxeQp implements QpTransport {
     private final SoftQp core;
     private final Object lock;
     private final SendQueue sq;
-    private final RecvQueue rq;
     private final QpAttributes attrs;
     private final QpType type;
     private final int qpn;
@@ -97,7 +97,6 @@ public final class RxeQp implements QpTransport {
         this.core = new SoftQp(pd, attr, qpn, this, RxeSendWqe::new);
         this.lock = core.lock();
         this.sq = core.sendQueue();
-        this.rq = core.recvQueue();
         this.attrs = core.attributes();
         this.requester = new Requester(this);
         this.responder = new Responder(this);
@@ -165,6 +164,11 @@ public final class RxeQp implements QpTransport {
                 setPeer();
             }
             responder.reset(type == QpType.UD ? 0 : attrs.rqPsn());
+            commEstRaised = false;
+        }
+        if (to == QpState.SQD && from == QpState.RTS) {
+            sqDrainedRaised = false;
+            checkSqDrained();
         }
         if (to == QpState.RTS && from == QpState.RTR) {
             requester.reset(attrs.sqPsn(), sq.head());
@@ -301,6 +305,10 @@ public final class RxeQp implements QpTransport {
             return;
         }
         boolean isResponse = Opcode.isResponse(op);
+        if (s == QpState.RTR && !isResponse && !commEstRaised) {
+            commEstRaised = true; // IBTA Vol 1 §11.6.3.1: the first packet on a QP in RTR
+            core.raiseAsyncEvent(AsyncEventType.COMM_EST);
+        }
         if (isResponse) {
             if (type != QpType.RC || s == QpState.RTR) {
                 agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
@@ -491,16 +499,14 @@ public final class RxeQp implements QpTransport {
         return (RxeSendWqe) sq.entry(index);
     }
 
-    long rqHead() {
-        return rq.head();
+    /** A message needing a receive WQE starts: true when there is one (taken from the SRQ on one); see {@link SoftQp#takeRecvWqe()}. */
+    boolean takeRecvWqe() {
+        return core.takeRecvWqe();
     }
 
-    long rqTail() {
-        return rq.tail();
-    }
-
-    RecvWqe rqEntry(long index) {
-        return rq.entry(index);
+    /** The receive WQE the arriving message fills (the RQ's head, or the one taken from the SRQ). */
+    RecvWqe recvWqe() {
+        return core.recvWqe();
     }
 
     WcStatus resolveWqe(RxeSendWqe w, boolean localWrite) {
@@ -508,7 +514,7 @@ public final class RxeQp implements QpTransport {
     }
 
     WcStatus resolveRecv(RecvWqe r) {
-        return rq.resolve(r);
+        return core.resolveRecvWqe(r);
     }
 
     /** Gathers payload; when the memory was freed meanwhile, unwinds the role (the WQE then fails with LOC_PROT_ERR). */
@@ -529,7 +535,7 @@ public final class RxeQp implements QpTransport {
 
     /** Places received data; when the memory was freed meanwhile, unwinds the role (LOC_PROT_ERR). */
     void scatterToRecv(RecvWqe r, long msgOff, MemorySegment src, long srcOff, int len) {
-        if (!rq.scatter(r, msgOff, src, srcOff, len)) {
+        if (!core.scatterRecv(r, msgOff, src, srcOff, len)) {
             freedRecv = true;
             throw MEMORY_FREED;
         }
@@ -537,9 +543,13 @@ public final class RxeQp implements QpTransport {
 
     /** Stores an atomic's original remote value, in host byte order, into the WQE's 8-byte SGE. */
     void writeAtomicResult(RxeSendWqe w, long orig) {
-        SoftMr mr = w.sgeMr[0];
+        SoftMr.Translation t = w.sgeMr[0].translation(); // one translation for bounds and store (rereg)
+        long off = t.offsetOf(w.sgeAddr[0], 8);
         try {
-            mr.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, w.sgeAddr[0] - mr.addr(), orig);
+            if (off < 0) {
+                throw new IllegalStateException("region reregistered");
+            }
+            t.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, off, orig);
         } catch (IllegalStateException freed) {
             freedSend = w;
             throw MEMORY_FREED;
@@ -552,20 +562,35 @@ public final class RxeQp implements QpTransport {
     }
 
     /**
-     * The region named by a remote key, if it is valid, belongs to this QP's PD, grants
-     * {@code access} and its memory is still there ({@link SoftMr#isAccessible()}); null otherwise
-     * (the responder then NAKs with remote access error).
+     * The memory a remote key grants (a region's translation or a window's binding, see
+     * {@link SoftQp#remoteRange}): valid, of this QP's PD (a type 2 window: bound through this QP),
+     * granting {@code access}, its memory still there; null otherwise (the responder then NAKs with
+     * remote access error).
      */
-    SoftMr remoteMr(int rkey, int access) {
-        SoftMr mr = pd.softContext().resources().mrs.get(rkey);
-        if (mr == null || mr.softPd() != pd || !mr.isAccessible() || !mr.allows(access)) {
-            return null;
-        }
-        return mr;
+    RemoteRange remoteMr(int rkey, int access) {
+        return core.remoteRange(rkey, access);
+    }
+
+    /** Executes a BIND_MW or LOCAL_INV WQE ({@link SoftQp#executeLocalOperation}). */
+    WcStatus executeLocalOperation(RxeSendWqe w) {
+        return core.executeLocalOperation(w);
+    }
+
+    /** A SEND_WITH_INV's IETH: invalidates {@code rkey} for this QP; false when it cannot be. */
+    boolean invalidateRemote(int rkey) {
+        return core.invalidateRemote(rkey);
+    }
+
+    /** The receive CQE of a SEND with Invalidate: WITH_INV and the invalidated rkey in the imm_data field. */
+    void completeRecvHeadInvalidated(int byteLen, int rkey, boolean solicited) {
+        core.completeRecvHead(WcStatus.SUCCESS, WcOpcode.RECV, byteLen, rkey, attrs.destQpn(), WcFlags.WITH_INV, solicited);
     }
 
     void retireSendHead(WcStatus status, int byteLen, int vendorErr) {
         core.completeSendHead(status, byteLen, vendorErr);
+        if (!sqDrainedRaised && core.state() == QpState.SQD) {
+            checkSqDrained();
+        }
     }
 
     void completeRecvHead(WcOpcode opcode, int byteLen, boolean imm, int immValue, boolean solicited) {
@@ -586,6 +611,43 @@ public final class RxeQp implements QpTransport {
             ackListed = true;
             agent.scheduleAck(this);
         }
+    }
+
+    // ------------------------------------------------------------------ issue 10 (srq): asynchronous events
+
+    /** COMM_EST was raised since the QP entered RTR (once per RTR). */
+    private boolean commEstRaised;
+    /** SQ_DRAINED was raised since the QP entered SQD (once per SQD). */
+    private boolean sqDrainedRaised;
+
+    /**
+     * In SQD: raises IBV_EVENT_SQ_DRAINED once no send WQE is in flight (every WQE the requester
+     * started is completed), as rxe does on entering SQD and on each completion in SQD (rxe raises it
+     * whether or not {@code IBV_QP_EN_SQD_ASYNC_NOTIFY} was given; so does jrdma). Under the lock.
+     */
+    private void checkSqDrained() {
+        long head = sq.head();
+        if (requester.nextWqe() == head && (head == sq.tail() || sqEntry(head).wqeState == RxeSendWqe.POSTED)) {
+            sqDrainedRaised = true;
+            core.raiseAsyncEvent(AsyncEventType.SQ_DRAINED);
+        }
+    }
+
+    /**
+     * The responder NAKs a class C error of an RC request and moves the QP to ERR (IBTA Vol 1
+     * §9.9.3.1.2, §11.6.3.2): when no receive completion reports it, the QP raises an affiliated
+     * asynchronous error, QP_REQ_ERR for an invalid request, QP_ACCESS_ERR for a remote access
+     * violation, QP_FATAL otherwise. Under the lock.
+     */
+    void responderError(int nakCode, boolean reportedByCompletion) {
+        if (reportedByCompletion) {
+            return;
+        }
+        core.raiseAsyncEvent(switch (nakCode) {
+            case org.jrdma.rocev2.wire.Aeth.NAK_INVALID_REQUEST -> AsyncEventType.QP_REQ_ERR;
+            case org.jrdma.rocev2.wire.Aeth.NAK_REMOTE_ACCESS_ERROR -> AsyncEventType.QP_ACCESS_ERR;
+            default -> AsyncEventType.QP_FATAL;
+        });
     }
 
     @Override

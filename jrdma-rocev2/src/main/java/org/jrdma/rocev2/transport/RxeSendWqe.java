@@ -4,8 +4,11 @@ import org.jrdma.soft.SendWqe;
 
 /** A send WQE with the RC/UC requester's execution state (rxe: {@code struct rxe_send_wqe}). */
 final class RxeSendWqe extends SendWqe {
-    /** Not started, being sent, all packets sent, or failed locally before sending. */
-    static final int POSTED = 0, SENDING = 1, SENT = 2, LOCAL_ERROR = 3;
+    /**
+     * Not started, being sent, all packets sent, failed locally before sending, or a local operation
+     * (BIND_MW, LOCAL_INV) executed: it completes in order, without packets (rxe {@code wqe_state_done}).
+     */
+    static final int POSTED = 0, SENDING = 1, SENT = 2, LOCAL_ERROR = 3, DONE = 4;
 
     int wqeState;
     /** PSN of the first packet (the request packet for READ and atomics). */

@@ -111,6 +111,21 @@ class DeviceAgentTest {
     }
 
     @Test
+    void theFirstFatalErrorOfTheLoopRunsTheFatalActionOnce() {
+        Counters counters = new Counters();
+        RxeRecv recv = new RxeRecv(new SoftResources(), counters, 4096, false, DST, 0, 0);
+        DeviceAgent agent = new DeviceAgent("t", new BurstPort(), counters, recv, new AckCoalescer(counters), true, true);
+        int[] fatal = {0};
+        agent.onFatal(() -> fatal[0]++);
+        agent.onLoopError(new IllegalStateException("a bad packet"));
+        agent.onLoopError(new AssertionError("an assertion"));
+        assertEquals(0, fatal[0], "a dropped packet is not a device failure");
+        agent.onLoopError(new OutOfMemoryError("test: a fatal VM error in the I/O loop"));
+        agent.onLoopError(new LinkageError("test: another"));
+        assertEquals(1, fatal[0], "IBV_EVENT_DEVICE_FATAL once");
+    }
+
+    @Test
     void doWorkDispatchesAWholeBurstAndCountsTheBadPacketAlone() {
         BurstPort port = new BurstPort();
         Counters counters = new Counters();

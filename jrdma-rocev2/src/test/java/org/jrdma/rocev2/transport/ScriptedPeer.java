@@ -161,6 +161,32 @@ final class ScriptedPeer implements AutoCloseable {
         socket.sendTo(tx.seg, 0, len + 4, to);
     }
 
+    /** The 32-bit big-endian word at {@code offset} of the last received packet (e.g. its IETH at 12). */
+    int lastWord(int offset) {
+        return rx.seg.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset);
+    }
+
+    /** Sends an RC SEND Only with Invalidate (0x17) of {@code payload} whose IETH names {@code rkey}, AckReq set. */
+    void sendOnlyWithInvalidate(int psn, int rkey, byte[] payload) {
+        int op = Opcode.RC_SEND_ONLY_WITH_INVALIDATE;
+        int hdr = Opcode.headerLength(op);
+        int pad = (-payload.length) & 3;
+        bth(op, psn, pad, true);
+        new org.jrdma.rocev2.wire.Ieth().wrap(tx.seg, Opcode.offset(op, Opcode.IETH)).rkey(rkey);
+        MemorySegment.copy(MemorySegment.ofArray(payload), 0, tx.seg, hdr, payload.length);
+        for (int i = 0; i < pad; i++) {
+            tx.seg.set(ValueLayout.JAVA_BYTE, hdr + payload.length + i, (byte) 0);
+        }
+        send(hdr + payload.length + pad);
+    }
+
+    /** Sends the first {@code len} bytes of a request with BTH of {@code opcode} (whatever follows is zero). */
+    void truncated(int opcode, int psn, int len) {
+        tx.seg.asSlice(0, len).fill((byte) 0);
+        bth(opcode, psn, 0, true);
+        send(len);
+    }
+
     @Override
     public void close() {
         socket.close();

@@ -18,10 +18,21 @@ import org.junit.jupiter.api.Test;
 class SteadyStateAllocationTest {
     @Test
     void hundredThousandOperationsAllocateNothing() throws Exception {
+        measure(false);
+    }
+
+    /** Issue 10: the same with the receiving QP on a shared receive queue (the responder takes SRQ WQEs). */
+    @Test
+    void hundredThousandOperationsOnAnSrqAllocateNothing() throws Exception {
+        measure(true);
+    }
+
+    private static void measure(boolean onSrq) throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         int r = ThreadLocalRandom.current().nextInt(1, 250);
-        String a = "aa" + r, b = "ab" + r;
-        System.setProperty("jrdma.devices", a + "=127.92." + r + ".1," + b + "=127.92." + r + ".2");
+        String a = (onSrq ? "sa" : "aa") + r, b = (onSrq ? "sb" : "ab") + r;
+        System.setProperty("jrdma.devices", a + "=127.92." + r + "." + (onSrq ? 3 : 1) + "," + b + "=127.92." + r + "."
+                + (onSrq ? 4 : 2));
         // this test counts allocations; on a loaded machine a thread starved for 8 ACK timeouts (0.54 s)
         // would end the run with RETRY_EXC_ERR under retry_cnt 7's IBTA meaning: retry as rdma_rxe does
         System.setProperty("jrdma.retryCnt7." + a, "unlimited");
@@ -31,7 +42,13 @@ class SteadyStateAllocationTest {
             CompletionQueue qa = ca.createCq(256, null), qb = cb.createCq(256, null);
             QpInitAttr ia = new QpInitAttr().sendCq(qa).recvCq(qa).qpType(QpType.RC);
             ia.cap().maxSendWr(64).maxRecvWr(64);
-            QpInitAttr ib = new QpInitAttr().sendCq(qb).recvCq(qb).qpType(QpType.RC);
+            SharedReceiveQueue srq = null;
+            if (onSrq) {
+                SrqInitAttr si = new SrqInitAttr();
+                si.attr().maxWr(64).maxSge(1);
+                srq = pb.createSrq(si);
+            }
+            QpInitAttr ib = new QpInitAttr().sendCq(qb).recvCq(qb).qpType(QpType.RC).srq(srq);
             ib.cap().maxSendWr(64).maxRecvWr(64);
             QueuePair qpa = pa.createQp(ia), qpb = pb.createQp(ib);
             FaultToleranceTest.connect(qpa, qpb, cb.queryGid(1, 0), 1, 2);
@@ -39,7 +56,7 @@ class SteadyStateAllocationTest {
             int all = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
             MemorySegment ma = arena.allocate(65536, 4096), mb = arena.allocate(65536, 4096);
             MemoryRegion ra = pa.regMr(ma, all), rb = pb.regMr(mb, all);
-            Ops ops = new Ops(qpa, qpb, qa, qb, ma, mb, ra, rb);
+            Ops ops = new Ops(qpa, srq != null ? srq::postSrqRecv : qpb::postRecv, qa, qb, ma, mb, ra, rb);
             ops.run(20_000); // warm-up: JIT, lazily created sockets and buffers
             long[] threads = ioThreads(a, b);
             long before = allocated(mx, threads);
@@ -68,16 +85,18 @@ class SteadyStateAllocationTest {
 
     /** A fixed mix of operations with reused work requests and completions. */
     private static final class Ops {
-        final QueuePair qpa, qpb;
+        final QueuePair qpa;
+        /** Posts a receive to the responder's QP or to its SRQ (made once: no allocation per call). */
+        final java.util.function.Consumer<RecvWr> postRecv;
         final CompletionQueue qa, qb;
         final WorkCompletion[] wc = new WorkCompletion[16];
         final SendWr write = new SendWr(), send = new SendWr(), read = new SendWr(), fadd = new SendWr();
         final RecvWr recv = new RecvWr();
 
-        Ops(QueuePair qpa, QueuePair qpb, CompletionQueue qa, CompletionQueue qb, MemorySegment ma, MemorySegment mb,
+        Ops(QueuePair qpa, java.util.function.Consumer<RecvWr> postRecv, CompletionQueue qa, CompletionQueue qb, MemorySegment ma, MemorySegment mb,
             MemoryRegion ra, MemoryRegion rb) {
             this.qpa = qpa;
-            this.qpb = qpb;
+            this.postRecv = postRecv;
             this.qa = qa;
             this.qb = qb;
             for (int i = 0; i < wc.length; i++) {
@@ -102,7 +121,7 @@ class SteadyStateAllocationTest {
                     default -> fadd;
                 };
                 if (w == send) {
-                    qpb.postRecv(recv.wrId(i));
+                    postRecv.accept(recv.wrId(i));
                 }
                 qpa.postSend(w.wrId(i));
                 await(qa, WcStatus.SUCCESS);
@@ -121,7 +140,7 @@ class SteadyStateAllocationTest {
             }
             if (wc[0].status() != expected) {
                 throw new AssertionError(wc[0] + "; requester " + ((org.jrdma.rocev2.RxeContext) qpa.pd().context()).counters()
-                        + "; responder " + ((org.jrdma.rocev2.RxeContext) qpb.pd().context()).counters());
+                        + "; responder side's error, QP " + wc[0].qpNum());
             }
         }
     }
