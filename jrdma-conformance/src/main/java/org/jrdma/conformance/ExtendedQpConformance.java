@@ -6,8 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.Gid;
+import org.jrdma.verbs.MemoryRegion;
+import org.jrdma.verbs.MemoryWindow;
+import org.jrdma.verbs.MwBindInfo;
+import org.jrdma.verbs.MwType;
 import org.jrdma.verbs.QpEx;
 import org.jrdma.verbs.QpInitAttrEx;
 import org.jrdma.verbs.QpState;
@@ -381,6 +386,8 @@ public abstract class ExtendedQpConformance extends ConformanceBase {
     @Test
     void memoryWindowBuildersFailAsPostSendDoes() {
         require(Feature.EXTENDED_API);
+        Assumptions.assumeFalse(fixture().supports(Feature.MEMORY_WINDOWS),
+                "the provider has memory windows: the wr_bind_mw / wr_local_inv / wr_send_inv tests cover the builders");
         int ops = RC_OPS | SendOpsFlags.WITH_LOCAL_INV | SendOpsFlags.WITH_SEND_WITH_INV;
         ExPair p = connectEx(conn(), ops);
         int localInv = errnoOrZero(() -> p.a.postSend(new SendWr().opcode(WrOpcode.LOCAL_INV)));
@@ -393,6 +400,118 @@ public abstract class ExtendedQpConformance extends ConformanceBase {
         x.wrStart();
         x.wrSendInv(p.mrb.rkey());
         assertErrno(sendInv, x::wrComplete, "wr_send_inv");
+    }
+
+    // ------------------------------------------------------------------ memory windows through the builders
+
+    private static final int WINDOW_RW = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
+
+    /** A region of {@code pd} over {@code mem} that windows may be bound to. */
+    private MemoryRegion bindable(org.jrdma.verbs.ProtectionDomain pd, MemorySegment mem) {
+        return track(pd.regMr(mem, ALL_ACCESS | AccessFlags.MW_BIND));
+    }
+
+    /** {@code ibv_wr_bind_mw} of type 2 {@code mw} over [4096, 4096 + 8192) of {@code mr} through A's QpEx; the new rkey. */
+    private static int wrBind(ExPair p, MemoryWindow mw, MemoryRegion mr, long wrId) {
+        int key = SendWr.incRkey(mw.rkey());
+        QpEx x = p.ax;
+        x.wrStart();
+        x.wrId(wrId).wrFlags(SendFlags.SIGNALED);
+        x.wrBindMw(mw, key, new MwBindInfo().set(mr, mr.addr() + 4096, 8192, WINDOW_RW));
+        x.wrComplete();
+        WorkCompletion c = expect(p.sqa, wrId, WcStatus.SUCCESS, "wr_bind_mw");
+        assertEquals(WcOpcode.BIND_MW, c.opcode(), c.toString());
+        assertEquals(key, mw.rkey(), "ibv_mw.rkey takes the bind's key byte");
+        return key;
+    }
+
+    /** B writes {@code len} bytes of its region to {@code va} through {@code rkey}; the completion. */
+    private static WorkCompletion writeFromB(ExPair p, long wrId, long va, int rkey, int len) {
+        p.b.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sgList(sge(p.mrb, 0, len)).rdma(va, rkey));
+        return pollOne(p.sqb, "B's RDMA WRITE through rkey 0x" + Integer.toHexString(rkey));
+    }
+
+    /**
+     * {@code ibv_wr_bind_mw} binds a type 2 window as IBV_WR_BIND_MW does: the bind completes
+     * (IBV_WC_BIND_MW), the window has the new rkey, the peer writes through it into the window's
+     * bytes, and a write outside the window is REM_ACCESS_ERR.
+     */
+    @Test
+    void wrBindMwBindsAWindowThePeerWritesThrough() {
+        require(Feature.EXTENDED_API);
+        require(Feature.MEMORY_WINDOWS);
+        ExPair p = connectEx(conn(), RC_OPS | SendOpsFlags.WITH_BIND_MW);
+        MemorySegment wmem = arena.allocate(1 << 14, 4096);
+        MemoryRegion wmr = bindable(p.pa, wmem);
+        MemoryWindow mw = track(p.pa.allocMw(MwType.TYPE_2));
+        int key = wrBind(p, mw, wmr, 31);
+        fill(p.mb, 0, 256, 31);
+        WorkCompletion w = writeFromB(p, 32, wmr.addr() + 4096 + 512, key, 256);
+        assertEquals(WcStatus.SUCCESS, w.status(), "a write inside the window: " + w);
+        assertSameBytes(p.mb, 0, wmem, 4096 + 512, 256, "the bytes written through the window");
+        WorkCompletion out = writeFromB(p, 33, wmr.addr(), key, 8);
+        assertEquals(WcStatus.REM_ACCESS_ERR, out.status(), "a write before the window's first byte: " + out);
+    }
+
+    /**
+     * {@code ibv_wr_send_inv} carries its rkey in the IETH: the receiver's completion has
+     * IBV_WC_WITH_INV and the invalidated rkey, and the window it named grants nothing afterwards.
+     */
+    @Test
+    void wrSendInvInvalidatesTheReceiversWindow() {
+        require(Feature.EXTENDED_API);
+        require(Feature.MEMORY_WINDOWS);
+        ExPair p = connectEx(conn(), RC_OPS | SendOpsFlags.WITH_SEND_WITH_INV);
+        MemorySegment wmem = arena.allocate(1 << 14, 4096);
+        MemoryRegion wmr = bindable(p.pb, wmem);
+        MemoryWindow mw = track(p.pb.allocMw(MwType.TYPE_2));
+        int key = SendWr.incRkey(mw.rkey());
+        p.b.postSend(new SendWr().wrId(40).opcode(WrOpcode.BIND_MW).sendFlags(SendFlags.SIGNALED)
+                .bindMw(mw, key, new MwBindInfo().set(wmr, wmr.addr() + 4096, 8192, WINDOW_RW)));
+        expect(p.sqb, 40, WcStatus.SUCCESS, "B binds the window through its QP");
+        p.b.postRecv(new RecvWr().wrId(41).sgList(sge(p.mrb, 0, 4096)));
+        fill(p.ma, 0, 100, 41);
+        QpEx x = p.ax;
+        x.wrStart();
+        x.wrId(42).wrFlags(SendFlags.SIGNALED);
+        x.wrSendInv(key);
+        x.wrSetSge(p.mra.lkey(), p.mra.addr(), 100);
+        x.wrComplete();
+        WorkCompletion s = expect(p.sqa, 42, WcStatus.SUCCESS, "wr_send_inv at the requester");
+        assertEquals(WcOpcode.SEND, s.opcode(), s.toString());
+        WorkCompletion r = expect(p.rqb, 41, WcStatus.SUCCESS, "wr_send_inv at the responder");
+        assertEquals(WcOpcode.RECV, r.opcode(), r.toString());
+        assertEquals(100, r.byteLen());
+        assertEquals(WcFlags.WITH_INV, r.wcFlags() & (WcFlags.WITH_INV | WcFlags.WITH_IMM), "IBV_WC_WITH_INV only");
+        assertEquals(key, r.invalidatedRkey(), "wc.invalidated_rkey is the rkey wr_send_inv named");
+        assertSameBytes(p.ma, 0, p.mb, 0, 100, "the SEND's payload");
+        p.a.postSend(new SendWr().wrId(43).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sgList(sge(p.mra, 0, 8)).rdma(wmr.addr() + 4096, key));
+        WorkCompletion w = pollOne(p.sqa, "a write through the invalidated window");
+        assertEquals(WcStatus.REM_ACCESS_ERR, w.status(), w.toString());
+    }
+
+    /** {@code ibv_wr_local_inv} invalidates the window it names: a remote access then is REM_ACCESS_ERR. */
+    @Test
+    void wrLocalInvThenARemoteAccessIsRemAccessErr() {
+        require(Feature.EXTENDED_API);
+        require(Feature.MEMORY_WINDOWS);
+        ExPair p = connectEx(conn(), RC_OPS | SendOpsFlags.WITH_BIND_MW | SendOpsFlags.WITH_LOCAL_INV);
+        MemorySegment wmem = arena.allocate(1 << 14, 4096);
+        MemoryRegion wmr = bindable(p.pa, wmem);
+        MemoryWindow mw = track(p.pa.allocMw(MwType.TYPE_2));
+        int key = wrBind(p, mw, wmr, 50);
+        assertEquals(WcStatus.SUCCESS, writeFromB(p, 51, wmr.addr() + 4096, key, 8).status(), "before the invalidation");
+        QpEx x = p.ax;
+        x.wrStart();
+        x.wrId(52).wrFlags(SendFlags.SIGNALED);
+        x.wrLocalInv(key);
+        x.wrComplete();
+        WorkCompletion c = expect(p.sqa, 52, WcStatus.SUCCESS, "wr_local_inv");
+        assertEquals(WcOpcode.LOCAL_INV, c.opcode(), c.toString());
+        WorkCompletion w = writeFromB(p, 53, wmr.addr() + 4096, key, 8);
+        assertEquals(WcStatus.REM_ACCESS_ERR, w.status(), "a write after wr_local_inv: " + w);
     }
 
     /** The errno {@code call} throws, 0 when it returns. */

@@ -5,6 +5,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jrdma.verbs.AddressHandle;
 import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.MemoryWindow;
+import org.jrdma.verbs.MwBindInfo;
 import org.jrdma.verbs.QpEx;
 import org.jrdma.verbs.QueuePair;
 import org.jrdma.verbs.SendFlags;
@@ -136,7 +138,7 @@ final class SoftQpEx implements QpEx {
         }
         SendWr w = batch[count++];
         return w.wrId(wrId).opcode(op).sendFlags(wrFlags).numSge(0).immData(0).rdma(0, 0).atomic(0, 0, 0, 0)
-                .atomicWrite(0, 0, 0).flush(0, 0, 0, 0, 0).ud(null, 0, 0);
+                .atomicWrite(0, 0, 0).flush(0, 0, 0, 0, 0).ud(null, 0, 0).invalidateRkey(0);
     }
 
     /** The WR built last, for a setter; null (and EINVAL recorded) when there is none. */
@@ -191,9 +193,10 @@ final class SoftQpEx implements QpEx {
 
     @Override
     public void wrSendInv(int invalidateRkey) {
-        // issue 10 (mw): the send queue refuses SEND_WITH_INV until memory windows land; with them,
-        // invalidateRkey goes into the WR here (SendWr.invalidateRkey)
-        next(WrOpcode.SEND_WITH_INV);
+        SendWr w = next(WrOpcode.SEND_WITH_INV);
+        if (w != null) {
+            w.invalidateRkey(invalidateRkey);
+        }
     }
 
     @Override
@@ -230,8 +233,23 @@ final class SoftQpEx implements QpEx {
 
     @Override
     public void wrLocalInv(int invalidateRkey) {
-        // issue 10 (mw): as wrSendInv
-        next(WrOpcode.LOCAL_INV);
+        SendWr w = next(WrOpcode.LOCAL_INV);
+        if (w != null) {
+            w.invalidateRkey(invalidateRkey);
+        }
+    }
+
+    @Override
+    public void wrBindMw(MemoryWindow mw, int rkey, MwBindInfo info) {
+        if (info == null) {
+            requireBatch();
+            fail(Errno.EINVAL, "wr_bind_mw without bind_info");
+            return;
+        }
+        SendWr w = next(WrOpcode.BIND_MW);
+        if (w != null) {
+            w.bindMw(mw, rkey, info);
+        }
     }
 
     @Override

@@ -97,6 +97,16 @@ public interface QpEx {
     /** {@code ibv_wr_local_inv}: invalidates the local {@code invalidateRkey} (memory windows / fast registration). */
     void wrLocalInv(int invalidateRkey);
 
+    /**
+     * {@code ibv_wr_bind_mw}: binds {@code mw} as {@code info} says (copied now) and gives it the key
+     * byte of {@code rkey} ({@code ibv_inc_rkey(mw.rkey())}, {@link SendWr#incRkey}); as
+     * {@link WrOpcode#BIND_MW} in {@link QueuePair#postSend}: no SGEs (setting some makes
+     * {@code wrComplete} fail with EINVAL), a failed bind completes with {@link WcStatus#MW_BIND_ERR}.
+     * {@code mw.rkey()} takes the new key when the batch is posted. A null {@code info} is recorded as
+     * EINVAL.
+     */
+    void wrBindMw(MemoryWindow mw, int rkey, MwBindInfo info);
+
     /** {@code ibv_wr_set_sge}: the WR built last gathers (or, for READ and atomics, scatters) one SGE. */
     void wrSetSge(int lkey, long addr, int length);
 
