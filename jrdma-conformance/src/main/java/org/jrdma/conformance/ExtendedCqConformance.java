@@ -88,6 +88,10 @@ public abstract class ExtendedCqConformance extends ConformanceBase {
         assertErrno(Errno.EOPNOTSUPP, () -> ca.createCqEx(new CqInitAttrEx().cqe(4).flags(CqInitAttrEx.IGNORE_OVERRUN)),
                 "IGNORE_OVERRUN");
         assertErrno(Errno.EINVAL, () -> ca.createCqEx(new CqInitAttrEx().cqe(4).compVector(-1)), "comp_vector -1");
+        int vectors = ca.numCompVectors();
+        assertErrno(Errno.EINVAL, () -> ca.createCqEx(new CqInitAttrEx().cqe(4).compVector(vectors)),
+                "comp_vector num_comp_vectors (" + vectors + ")");
+        track(ca.createCqEx(new CqInitAttrEx().cqe(4).compVector(vectors - 1)).cq());
         CqEx ok = ca.createCqEx(new CqInitAttrEx().cqe(4).wcFlags(WcExFlags.STANDARD_FLAGS)
                 .flags(CqInitAttrEx.SINGLE_THREADED));
         track(ok.cq());

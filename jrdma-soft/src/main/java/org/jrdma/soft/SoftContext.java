@@ -10,6 +10,7 @@ import org.jrdma.verbs.CqEx;
 import org.jrdma.verbs.CqInitAttrEx;
 import org.jrdma.verbs.DeviceAttr;
 import org.jrdma.verbs.DeviceAttrEx;
+import org.jrdma.verbs.DeviceCapFlagsEx;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpEx;
@@ -228,13 +229,20 @@ public abstract class SoftContext implements Context {
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 
     /**
-     * The extended attributes of a software device: {@link #queryDevice()} and no extension (no ODP,
-     * timestamps, TSO, RSS, WQs, pacing, tag matching, CQ moderation or device memory). Any thread.
+     * The extended attributes of a software device: {@link #queryDevice()}; device_cap_flags_ex adds
+     * the Memory Placement Extensions ({@link DeviceCapFlagsEx}: FLUSH of both placement types and
+     * ATOMIC WRITE); completion timestamps ({@code createCqEx} with the timestamp wc_flags) are
+     * {@code System.nanoTime()}: completion_timestamp_mask all 64 bits, hca_core_clock 1 GHz
+     * ({@link #HCA_CORE_CLOCK_KHZ}). No ODP, TSO, RSS, WQs, pacing, tag matching, CQ moderation or
+     * device memory. Any thread.
      */
     @Override
     public DeviceAttrEx queryDeviceEx() {
         DeviceAttr a = queryDevice();
-        return DeviceAttrEx.builder().origAttr(a).deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags()))
+        return DeviceAttrEx.builder().origAttr(a)
+                .deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags()) | DeviceCapFlagsEx.FLUSH_GLOBAL
+                        | DeviceCapFlagsEx.FLUSH_PERSISTENT | DeviceCapFlagsEx.ATOMIC_WRITE)
+                .completionTimestampMask(-1L).hcaCoreClock(HCA_CORE_CLOCK_KHZ)
                 .physPortCntEx(a.physPortCnt()).build();
     }
 
@@ -294,6 +302,8 @@ public abstract class SoftContext implements Context {
             | SendOpsFlags.WITH_SEND_WITH_INV;
     /** send_ops_flags of UD QPs (rxe's RXE_SUP_UD_QP_SEND_OPS_FLAGS). */
     private static final int UD_SEND_OPS = SendOpsFlags.WITH_SEND | SendOpsFlags.WITH_SEND_WITH_IMM;
+    /** The completion timestamp clock ({@code hca_core_clock}), kHz: System.nanoTime() counts at 1 GHz. */
+    static final long HCA_CORE_CLOCK_KHZ = 1_000_000L;
     /** wc_flags of extended CQs (rxe's RXE_SUP_WC_FLAGS). */
     private static final long CQ_WC_FLAGS = WcExFlags.STANDARD_FLAGS | WcExFlags.WITH_COMPLETION_TIMESTAMP
             | WcExFlags.WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
@@ -356,10 +366,7 @@ public abstract class SoftContext implements Context {
         if ((mask & CqInitAttrEx.MASK_FLAGS) != 0 && (attr.flags() & ~CqInitAttrEx.SINGLE_THREADED) != 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "flags 0x" + Integer.toHexString(attr.flags()) + " not supported");
         }
-        if (attr.compVector() != 0) {
-            throw new VerbsException(Errno.EINVAL, "comp_vector " + attr.compVector() + " not in 0..0 (num_comp_vectors 1)");
-        }
-        SoftCq cq = (SoftCq) createCq(attr.cqe(), attr.channel());
+        SoftCq cq = (SoftCq) createCq(attr.cqe(), attr.channel(), attr.compVector());
         if ((attr.wcFlags() & (WcExFlags.WITH_COMPLETION_TIMESTAMP | WcExFlags.WITH_COMPLETION_TIMESTAMP_WALLCLOCK)) != 0) {
             cq.enableTimestamps();
         }

@@ -183,7 +183,7 @@ public interface Context extends AutoCloseable {
      * (rxe's set), the hint {@link CqInitAttrEx#SINGLE_THREADED}, one completion vector.
      *
      * @throws VerbsException EINVAL for cqe out of range (as {@link #createCq}), unknown comp_mask bits or
-     *     a comp_vector out of range; EOPNOTSUPP for other wc_flags, {@link CqInitAttrEx#MASK_PD},
+     *     a comp_vector not below {@link #numCompVectors()} (as {@link #createCq(int, CompletionChannel, int)}); EOPNOTSUPP for other wc_flags, {@link CqInitAttrEx#MASK_PD},
      *     other flags; the default: EOPNOTSUPP, a provider without the extended API
      */
     default CqEx createCqEx(CqInitAttrEx attr) {
