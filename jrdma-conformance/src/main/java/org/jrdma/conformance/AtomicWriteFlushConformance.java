@@ -226,4 +226,65 @@ public abstract class AtomicWriteFlushConformance extends ConformanceBase {
             Files.deleteIfExists(file);
         }
     }
+
+    // ------------------------------------------------------------------ through memory windows
+
+    /** Binds type 2 {@code mw} over [4096, 8192) of {@code mr} through B's QP with {@code rights}; the new rkey. */
+    private static int bindWindow(Pair p, org.jrdma.verbs.MemoryWindow mw, MemoryRegion mr, int rights) {
+        int key = SendWr.incRkey(mw.rkey());
+        p.b.postSend(new SendWr().wrId(90).opcode(WrOpcode.BIND_MW).sendFlags(SendFlags.SIGNALED)
+                .bindMw(mw, key, new org.jrdma.verbs.MwBindInfo().set(mr, mr.addr() + 4096, 4096, rights)));
+        expect(p.sqb, 90, WcStatus.SUCCESS, "B binds the window");
+        return key;
+    }
+
+    /**
+     * An rkey of a bound window serves ATOMIC WRITE and FLUSH as a region's does (rxe resolves both
+     * through {@code check_rkey}, windows included, and lets a bind grant the FLUSH rights): the 8
+     * bytes land inside the window, a FLUSH of a range in it and of level MR complete, and an ATOMIC
+     * WRITE before the window's first byte is REM_ACCESS_ERR.
+     */
+    @Test
+    void atomicWriteAndFlushWorkThroughAMemoryWindow() {
+        require(Feature.ATOMIC_WRITE);
+        require(Feature.FLUSH);
+        require(Feature.MEMORY_WINDOWS);
+        Pair p = connect(conn().access(FLUSH_QP, FLUSH_QP));
+        MemoryRegion bindable = track(p.pb.regMr(p.mb, ALL_ACCESS | AccessFlags.MW_BIND | AccessFlags.FLUSH_GLOBAL));
+        org.jrdma.verbs.MemoryWindow mw = track(p.pb.allocMw(org.jrdma.verbs.MwType.TYPE_2));
+        int key = bindWindow(p, mw, bindable, AccessFlags.REMOTE_WRITE | AccessFlags.FLUSH_GLOBAL);
+        long win = bindable.addr() + 4096;
+        p.a.postSend(new SendWr().wrId(1).opcode(WrOpcode.ATOMIC_WRITE).sendFlags(SendFlags.SIGNALED)
+                .atomicWrite(win + 64, key, 0x5566_7788L));
+        assertEquals(WcOpcode.ATOMIC_WRITE, expect(p.sqa, 1, WcStatus.SUCCESS, "ATOMIC_WRITE through the window").opcode());
+        assertEquals(0x5566_7788L, p.mb.get(ValueLayout.JAVA_LONG, 4096 + 64), "the 8 bytes, inside the window");
+        p.a.postSend(new SendWr().wrId(2).opcode(WrOpcode.FLUSH).sendFlags(SendFlags.SIGNALED)
+                .flush(win, key, 4096, SendWr.FLUSH_GLOBAL, SendWr.FLUSH_RANGE));
+        assertEquals(WcOpcode.FLUSH, expect(p.sqa, 2, WcStatus.SUCCESS, "FLUSH of the window's range").opcode());
+        p.a.postSend(new SendWr().wrId(3).opcode(WrOpcode.FLUSH).sendFlags(SendFlags.SIGNALED)
+                .flush(0, key, 0, SendWr.FLUSH_GLOBAL, SendWr.FLUSH_MR));
+        assertEquals(WcOpcode.FLUSH, expect(p.sqa, 3, WcStatus.SUCCESS, "FLUSH of level MR through the window").opcode());
+        p.a.postSend(new SendWr().wrId(4).opcode(WrOpcode.ATOMIC_WRITE).sendFlags(SendFlags.SIGNALED)
+                .atomicWrite(win - 8, key, 1));
+        expect(p.sqa, 4, WcStatus.REM_ACCESS_ERR, "ATOMIC_WRITE before the window's first byte");
+        assertEquals(0, p.mb.get(ValueLayout.JAVA_LONG, 4096 - 8), "nothing written outside the window");
+    }
+
+    /**
+     * A window may grant FLUSH_PERSISTENT over any region (a bind does not look at the region's FLUSH
+     * rights, as rxe), but a persistent flush still needs persistent memory: over memory that is not
+     * file-backed it is REM_ACCESS_ERR (as the FLUSH_PERSISTENT registration rule).
+     */
+    @Test
+    void aPersistentFlushThroughAWindowNeedsPersistentMemory() {
+        require(Feature.FLUSH);
+        require(Feature.MEMORY_WINDOWS);
+        Pair p = connect(conn().access(FLUSH_QP, FLUSH_QP));
+        MemoryRegion bindable = track(p.pb.regMr(p.mb, ALL_ACCESS | AccessFlags.MW_BIND | AccessFlags.FLUSH_GLOBAL));
+        org.jrdma.verbs.MemoryWindow mw = track(p.pb.allocMw(org.jrdma.verbs.MwType.TYPE_2));
+        int key = bindWindow(p, mw, bindable, AccessFlags.REMOTE_WRITE | AccessFlags.FLUSH_PERSISTENT);
+        p.a.postSend(new SendWr().wrId(5).opcode(WrOpcode.FLUSH).sendFlags(SendFlags.SIGNALED)
+                .flush(bindable.addr() + 4096, key, 64, SendWr.FLUSH_PERSISTENT, SendWr.FLUSH_RANGE));
+        expect(p.sqa, 5, WcStatus.REM_ACCESS_ERR, "a persistent FLUSH of memory that is not file-backed");
+    }
 }
