@@ -71,6 +71,35 @@ public abstract class QueryConformance extends ConformanceBase {
         assertEquals(a.physPortCnt(), ex.physPortCntEx(), "phys_port_cnt_ex");
     }
 
+    /**
+     * What the device says it has agrees with the features the provider declares: max_srq and
+     * SRQ_RESIZE with SRQs, max_mw and MEM_WINDOW / MEM_WINDOW_TYPE_2B with memory windows, the
+     * Memory Placement bits of device_cap_flags_ex with FLUSH and ATOMIC WRITE
+     * ({@code IB_UVERBS_DEVICE_FLUSH_GLOBAL/FLUSH_PERSISTENT/ATOMIC_WRITE}).
+     */
+    @Test
+    void capabilitiesAgreeWithTheFeatures() {
+        DeviceAttrEx ex = ca.queryDeviceEx();
+        DeviceAttr a = ex.origAttr();
+        int caps = a.deviceCapFlags();
+        boolean srq = fixture().supports(Feature.SRQ);
+        assertEquals(srq, a.maxSrq() > 0, "max_srq against the SRQ feature: " + a);
+        if (srq) {
+            assertTrue(a.maxSrqWr() > 0 && a.maxSrqSge() > 0, "max_srq_wr, max_srq_sge: " + a);
+        }
+        boolean mw = fixture().supports(Feature.MEMORY_WINDOWS);
+        assertEquals(mw, a.maxMw() > 0, "max_mw against the MEMORY_WINDOWS feature: " + a);
+        assertEquals(mw, (caps & DeviceCapFlags.MEM_WINDOW) != 0, "MEM_WINDOW");
+        assertEquals(mw, (caps & DeviceCapFlags.MEM_WINDOW_TYPE_2B) != 0, "MEM_WINDOW_TYPE_2B");
+        long flushBits = org.jrdma.verbs.DeviceCapFlagsEx.FLUSH_GLOBAL | org.jrdma.verbs.DeviceCapFlagsEx.FLUSH_PERSISTENT;
+        assertEquals(fixture().supports(Feature.FLUSH) ? flushBits : 0, ex.deviceCapFlagsEx() & flushBits, "FLUSH bits");
+        assertEquals(fixture().supports(Feature.ATOMIC_WRITE), (ex.deviceCapFlagsEx()
+                & org.jrdma.verbs.DeviceCapFlagsEx.ATOMIC_WRITE) != 0, "ATOMIC_WRITE bit");
+        assertEquals(ex.completionTimestampMask() != 0, ex.hcaCoreClock() != 0,
+                "a completion timestamp comes with its clock: mask " + ex.completionTimestampMask() + ", clock "
+                        + ex.hcaCoreClock() + " kHz");
+    }
+
     @Test
     void everyPortAnswersAndNoOtherDoes() {
         for (int port = 1; port <= ports(); port++) {

@@ -51,16 +51,19 @@ class DevInfoTest {
      * identity (fw_ver: jrdma's version; GUIDs: each device's own); the soft core's own limits, which
      * are older rxe's (max_qp, max_qp_wr, max_cq, max_mr, max_pd; Linux 6.1 raised them to about 2^20)
      * or its own (max_cqe: jrdma accepts 2^15 entries, rxe 2^15 - 1; max_msg_sz: 2^31 against
-     * rxe's 2^23; gid_tbl_len: one GID, the device's address, where rxe has 1024 slots);
-     * device_cap_flags: only what jrdma honours (no APM, one port; port-active events, SRQ resize and
-     * memory windows come with their features); the features jrdma lacks here report 0 (max_mw,
-     * max_srq; max_mcast_*: no multicast); port_cap_flags: rxe's CM_SUP comes with the connection
-     * manager; active_mtu: the net device's MTU (the lab bridge's 1500 gives 1024, loopback 4096).
+     * rxe's 2^23; gid_tbl_len: one GID, the device's address, where rxe has 1024 slots; max_srq,
+     * max_srq_wr, max_srq_sge: SoftSrq's 2^14 SRQs of up to max_qp_wr WRs and max_sge SGEs, where
+     * rxe 6.1 has 917503, 2^20 and 27; max_mw: SoftMw.MAX_MW 4096, rxe 2^19 - 1);
+     * device_cap_flags: only what jrdma honours (no APM, one port, no port-active events: the soft
+     * port has no link state); device_cap_flags_ex: those plus FLUSH and ATOMIC WRITE, which Linux
+     * 6.1's rxe lacks; the features jrdma lacks here report 0 (max_mcast_*: no multicast);
+     * port_cap_flags: rxe's CM_SUP comes with the connection manager; active_mtu: the net device's
+     * MTU (the lab bridge's 1500 gives 1024, loopback 4096).
      */
     static final Set<String> DIFFERING = Set.of("fw_ver", "node_guid", "sys_image_guid", "max_qp", "max_qp_wr",
             "max_cq", "max_cqe", "max_mr", "max_pd", "device_cap_flags", "device_cap_flags_ex", "max_mw", "max_srq",
-            "max_mcast_grp", "max_mcast_qp_attach", "max_total_mcast_qp_attach", "max_msg_sz", "gid_tbl_len",
-            "port_cap_flags", "active_mtu");
+            "max_srq_wr", "max_srq_sge", "max_mcast_grp", "max_mcast_qp_attach", "max_total_mcast_qp_attach",
+            "max_msg_sz", "gid_tbl_len", "port_cap_flags", "active_mtu");
 
     private String savedDevices;
 
@@ -100,15 +103,16 @@ class DevInfoTest {
         String guest = capture("ibv_devinfo-v-d-rxe0.txt");
         String jrdma = run("devinfo", "-v", "-d", "dinfo0");
         List<String> expected = names(guest);
-        int maxSrq;
+        org.jrdma.verbs.DeviceAttrEx ex;
         try (org.jrdma.verbs.Context c = org.jrdma.verbs.Verbs.getDevice("dinfo0").open()) {
-            maxSrq = c.queryDevice().maxSrq();
+            ex = c.queryDeviceEx();
         }
-        if (maxSrq == 0) {
+        if (ex.origAttr().maxSrq() == 0) {
             // ibv_devinfo prints max_srq_wr and max_srq_sge only for a device with SRQs
             expected.remove("max_srq_wr");
             expected.remove("max_srq_sge");
         }
+        timestampFields(expected, ex);
         assertEquals(expected, names(jrdma), jrdma);
         Map<String, String> g = values(guest);
         Map<String, String> j = values(jrdma);
@@ -121,6 +125,20 @@ class DevInfoTest {
         assertEquals("0xffffffffffffffff", j.get("max_mr_size"));
         assertEquals("ATOMIC_HCA (1)", j.get("atomic_cap"));
         assertTrue(jrdma.contains("\t\t\tGID[  0]:\t\t::ffff:"), jrdma);
+    }
+
+    /**
+     * rxe0 has no completion timestamps: ibv_devinfo says "completion_timestamp_mask not supported" and
+     * "core clock not supported"; a device with them prints the fields "completion timestamp_mask" and
+     * "hca_core_clock" in their places instead.
+     */
+    static void timestampFields(List<String> names, org.jrdma.verbs.DeviceAttrEx ex) {
+        if (ex.completionTimestampMask() != 0) {
+            names.replaceAll(n -> n.equals("completion_timestamp_mask not supported") ? "completion timestamp_mask" : n);
+        }
+        if (ex.hcaCoreClock() != 0) {
+            names.replaceAll(n -> n.equals("core clock not supported") ? "hca_core_clock" : n);
+        }
     }
 
     @Test

@@ -55,7 +55,8 @@ public final class QpAttributes {
             require(a.pkeyIndex() == 0, "pkey_index " + a.pkeyIndex() + " outside the P_Key table (1 entry)");
         }
         if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) {
-            int ok = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+            int ok = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC
+                    | AccessFlags.FLUSH_GLOBAL | AccessFlags.FLUSH_PERSISTENT;
             require((a.qpAccessFlags() & ~ok) == 0, "qp_access_flags 0x" + Integer.toHexString(a.qpAccessFlags()) + " has unknown bits");
         }
         if ((mask & QpAttrMask.PATH_MTU) != 0) {

@@ -21,6 +21,12 @@ public interface RemoteRange {
      */
     long offsetOf(long va, long len);
 
+    /** The offset into {@link #segment()} of the range's first byte (a FLUSH of level MR flushes the whole range). */
+    long base();
+
+    /** The range's length, bytes. */
+    long length();
+
     /** True when every bit of {@code required} ({@link org.jrdma.verbs.AccessFlags}) is granted. */
     boolean allows(int required);
 

@@ -69,6 +69,11 @@ public final class SendQueue {
         return ring.entry(index);
     }
 
+    /** Slots free for new WRs: max_send_wr minus those outstanding. */
+    int free() {
+        return (int) (maxWr - ring.outstanding());
+    }
+
     /** Frees the head slot (its completion was generated); returns the WQE that was there. */
     SendWqe retireHead() {
         return ring.retireHead();
@@ -83,13 +88,31 @@ public final class SendQueue {
      * Checks {@code w} (not its chain) against the queue's capabilities and the QP type and copies
      * it into the tail slot.
      *
-     * @throws VerbsException EINVAL for a malformed WR (num_sge, SGE lengths, opcode not allowed on
-     *     the QP type, UD without an address handle of the QP's PD, inline data too long or with a
-     *     READ/atomic, an atomic without one 8-byte SGE); ENOMEM when max_send_wr WRs are outstanding
+     * @throws VerbsException as {@link #check}; ENOMEM when max_send_wr WRs are outstanding
      */
     void post(SendWr w) {
+        check(w);
+        if (ring.outstanding() >= maxWr) {
+            throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxWr + " WRs outstanding)");
+        }
+        copy(w);
+    }
+
+    /**
+     * Checks {@code w} (not its chain) against the queue's capabilities and the QP type; changes
+     * nothing. A WR that passes may be {@link #copy copied} while the queue has room.
+     *
+     * @throws VerbsException EINVAL for a malformed WR (num_sge, SGE lengths, opcode not allowed on
+     *     the QP type, UD without an address handle of the QP's PD, inline data too long or with a
+     *     READ/atomic, an atomic without one 8-byte SGE, a FLUSH or ATOMIC_WRITE with SGEs or a bad
+     *     flush type/level/length, a BIND_MW with SGEs or a window or region of another device)
+     */
+    void check(SendWr w) {
         LocalMemory.checkSgList(w.sgList(), w.numSge(), maxSge, "send");
         checkOpcode(w.opcode());
+        if (w.opcode() == WrOpcode.FLUSH || w.opcode() == WrOpcode.ATOMIC_WRITE) {
+            checkPlacement(w);
+        }
         if (type == QpType.UD && !(w.ah() instanceof SoftAh ah && ah.pd() == pd)) {
             throw new VerbsException(Errno.EINVAL, "a UD send needs an address handle of the QP's protection domain");
         }
@@ -106,12 +129,13 @@ public final class SendQueue {
         if (w.opcode() == WrOpcode.BIND_MW) {
             checkBind(w);
         }
-        if (ring.outstanding() >= maxWr) {
-            throw new VerbsException(Errno.ENOMEM, "send queue full (" + maxWr + " WRs outstanding)");
-        }
+    }
+
+    /** Copies a WR that passed {@link #check} into the tail slot; the caller made sure there is room. */
+    void copy(SendWr w) {
         SendWqe q = ring.atTail();
         q.copyFrom(w);
-        if (inline) {
+        if ((w.sendFlags() & SendFlags.INLINE) != 0) {
             copyInline(w, q);
         }
         ring.advanceTail();
@@ -142,18 +166,40 @@ public final class SendQueue {
     private void checkOpcode(WrOpcode op) {
         boolean ok = switch (type) {
             case RC -> op.value() <= WrOpcode.ATOMIC_FETCH_AND_ADD.value() || op == WrOpcode.LOCAL_INV
-                    || op == WrOpcode.BIND_MW || op == WrOpcode.SEND_WITH_INV;
-            // rxe's opcode table: local operations on RC and UC; SEND with Invalidate is RC only (IBTA table 38)
+                    || op == WrOpcode.BIND_MW || op == WrOpcode.SEND_WITH_INV || op == WrOpcode.FLUSH
+                    || op == WrOpcode.ATOMIC_WRITE;
+            // rxe's opcode table: local operations on RC and UC; SEND with Invalidate, FLUSH and
+            // ATOMIC WRITE are RC only (IBTA table 38, Annex A19)
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                     || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.LOCAL_INV || op == WrOpcode.BIND_MW;
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
         };
-        if (!ok && type == QpType.RC) {
-            // issue 10: FLUSH, ATOMIC_WRITE land with their features
-            throw new VerbsException(Errno.EOPNOTSUPP, op + " is not supported by this provider");
-        }
         if (!ok) {
             throw new VerbsException(Errno.EINVAL, op + " is not allowed on a " + type + " QP");
+        }
+    }
+
+    /**
+     * FLUSH and ATOMIC_WRITE (IBTA Vol 1 Annex A19) carry no SGE and no inline data (their operands
+     * are {@link SendWr#atomicWriteValue()} and {@link SendWr#flush}); a FLUSH names one or both
+     * placement types, a level RANGE or MR and a length that fits the RETH's DMA length.
+     */
+    private static void checkPlacement(SendWr w) {
+        if (w.numSge() != 0 || (w.sendFlags() & SendFlags.INLINE) != 0) {
+            throw new VerbsException(Errno.EINVAL, w.opcode() + " carries no SGE and no inline data (num_sge "
+                    + w.numSge() + ")");
+        }
+        if (w.opcode() == WrOpcode.FLUSH) {
+            int t = w.flushType();
+            if (t == 0 || (t & ~(SendWr.FLUSH_GLOBAL | SendWr.FLUSH_PERSISTENT)) != 0) {
+                throw new VerbsException(Errno.EINVAL, "flush type " + t + " is not GLOBAL (1), PERSISTENT (2) or both");
+            }
+            if (w.flushLevel() != SendWr.FLUSH_RANGE && w.flushLevel() != SendWr.FLUSH_MR) {
+                throw new VerbsException(Errno.EINVAL, "flush level " + w.flushLevel() + " is not RANGE (0) or MR (1)");
+            }
+            if (w.flushLength() < 0 || w.flushLength() > 1L << 31) {
+                throw new VerbsException(Errno.EINVAL, "flush length " + w.flushLength() + " not in 0..2^31");
+            }
         }
     }
 

@@ -33,6 +33,12 @@ public class SendWqe {
     public int rkey;
     public long compareAdd;
     public long swap;
+    /** ATOMIC_WRITE: the 8 bytes to write, in host byte order ({@link SendWr#atomicWriteValue()}). */
+    public long atomicWriteValue;
+    /** FLUSH: bytes of the range, placement type and selectivity level ({@link SendWr#flush}). */
+    public long flushLength;
+    public int flushType;
+    public int flushLevel;
     public final AhAttr udAv = new AhAttr();
     public int remoteQpn;
     public int remoteQkey;
@@ -88,6 +94,10 @@ public class SendWqe {
         rkey = wr.rkey();
         compareAdd = wr.compareAdd();
         swap = wr.swap();
+        atomicWriteValue = wr.atomicWriteValue();
+        flushLength = wr.flushLength();
+        flushType = wr.flushType();
+        flushLevel = wr.flushLevel();
         if (wr.ah() instanceof SoftAh ah) {
             udAv.copyFrom(ah.av());
         }
@@ -95,7 +105,7 @@ public class SendWqe {
         remoteQkey = wr.remoteQkey();
         invalidateRkey = wr.invalidateRkey();
         if (opcode == WrOpcode.BIND_MW) {
-            bindMw = (SoftMw) wr.mw(); // SendQueue.post checked the types
+            bindMw = (SoftMw) wr.mw(); // SendQueue.check checked the types
             bindRkey = wr.bindRkey();
             bindMr = (SoftMr) wr.bindInfo().mr();
             bindAddr = wr.bindInfo().addr();

@@ -6,13 +6,21 @@ import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
+import org.jrdma.verbs.CqEx;
+import org.jrdma.verbs.CqInitAttrEx;
 import org.jrdma.verbs.DeviceAttr;
 import org.jrdma.verbs.DeviceAttrEx;
+import org.jrdma.verbs.DeviceCapFlagsEx;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.ProtectionDomain;
+import org.jrdma.verbs.QpEx;
 import org.jrdma.verbs.QpInitAttr;
+import org.jrdma.verbs.QpInitAttrEx;
+import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.QueuePair;
+import org.jrdma.verbs.SendOpsFlags;
 import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.WcExFlags;
 
 /**
  * An open software device. Creates PDs, CQs and channels; the transport creates QPs through
@@ -221,13 +229,20 @@ public abstract class SoftContext implements Context {
     // ---- issue 10 (query): device/port/GID/P_Key queries, CQ resize, completion vectors ----
 
     /**
-     * The extended attributes of a software device: {@link #queryDevice()} and no extension (no ODP,
-     * timestamps, TSO, RSS, WQs, pacing, tag matching, CQ moderation or device memory). Any thread.
+     * The extended attributes of a software device: {@link #queryDevice()}; device_cap_flags_ex adds
+     * the Memory Placement Extensions ({@link DeviceCapFlagsEx}: FLUSH of both placement types and
+     * ATOMIC WRITE); completion timestamps ({@code createCqEx} with the timestamp wc_flags) are
+     * {@code System.nanoTime()}: completion_timestamp_mask all 64 bits, hca_core_clock 1 GHz
+     * ({@link #HCA_CORE_CLOCK_KHZ}). No ODP, TSO, RSS, WQs, pacing, tag matching, CQ moderation or
+     * device memory. Any thread.
      */
     @Override
     public DeviceAttrEx queryDeviceEx() {
         DeviceAttr a = queryDevice();
-        return DeviceAttrEx.builder().origAttr(a).deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags()))
+        return DeviceAttrEx.builder().origAttr(a)
+                .deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags()) | DeviceCapFlagsEx.FLUSH_GLOBAL
+                        | DeviceCapFlagsEx.FLUSH_PERSISTENT | DeviceCapFlagsEx.ATOMIC_WRITE)
+                .completionTimestampMask(-1L).hcaCoreClock(HCA_CORE_CLOCK_KHZ)
                 .physPortCntEx(a.physPortCnt()).build();
     }
 
@@ -274,6 +289,89 @@ public abstract class SoftContext implements Context {
     }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    /** send_ops_flags of RC QPs (rxe's RXE_SUP_RC_QP_SEND_OPS_FLAGS): all but TSO. */
+    private static final int RC_SEND_OPS = SendOpsFlags.WITH_RDMA_WRITE | SendOpsFlags.WITH_RDMA_WRITE_WITH_IMM
+            | SendOpsFlags.WITH_SEND | SendOpsFlags.WITH_SEND_WITH_IMM | SendOpsFlags.WITH_RDMA_READ
+            | SendOpsFlags.WITH_ATOMIC_CMP_AND_SWP | SendOpsFlags.WITH_ATOMIC_FETCH_AND_ADD | SendOpsFlags.WITH_LOCAL_INV
+            | SendOpsFlags.WITH_BIND_MW | SendOpsFlags.WITH_SEND_WITH_INV | SendOpsFlags.WITH_FLUSH
+            | SendOpsFlags.WITH_ATOMIC_WRITE;
+    /** send_ops_flags of UC QPs (rxe's RXE_SUP_UC_QP_SEND_OPS_FLAGS). */
+    private static final int UC_SEND_OPS = SendOpsFlags.WITH_RDMA_WRITE | SendOpsFlags.WITH_RDMA_WRITE_WITH_IMM
+            | SendOpsFlags.WITH_SEND | SendOpsFlags.WITH_SEND_WITH_IMM | SendOpsFlags.WITH_BIND_MW
+            | SendOpsFlags.WITH_SEND_WITH_INV;
+    /** send_ops_flags of UD QPs (rxe's RXE_SUP_UD_QP_SEND_OPS_FLAGS). */
+    private static final int UD_SEND_OPS = SendOpsFlags.WITH_SEND | SendOpsFlags.WITH_SEND_WITH_IMM;
+    /** The completion timestamp clock ({@code hca_core_clock}), kHz: System.nanoTime() counts at 1 GHz. */
+    static final long HCA_CORE_CLOCK_KHZ = 1_000_000L;
+    /** wc_flags of extended CQs (rxe's RXE_SUP_WC_FLAGS). */
+    private static final long CQ_WC_FLAGS = WcExFlags.STANDARD_FLAGS | WcExFlags.WITH_COMPLETION_TIMESTAMP
+            | WcExFlags.WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+
+    /**
+     * {@code ibv_create_qp_ex}: checks the extended attributes as rxe's {@code check_qp_init_attr}
+     * (comp_mask PD, CREATE_FLAGS, SEND_OPS_FLAGS; no create_flags; send_ops_flags of the QP type),
+     * then creates the QP as {@link ProtectionDomain#createQp} and gives it its {@code ibv_wr_*} API.
+     * Any thread, no lock held.
+     */
+    @Override
+    public QpEx createQpEx(QpInitAttrEx attr) {
+        ensureOpen();
+        int mask = attr.compMask();
+        if ((mask & QpInitAttrEx.MASK_PD) == 0 || !(attr.pd() instanceof SoftPd pd) || pd.softContext() != this) {
+            throw new VerbsException(Errno.EINVAL, "pd missing (IBV_QP_INIT_ATTR_PD) or of another context");
+        }
+        int supported = QpInitAttrEx.MASK_PD | QpInitAttrEx.MASK_CREATE_FLAGS | QpInitAttrEx.MASK_SEND_OPS_FLAGS;
+        if ((mask & ~supported) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "comp_mask 0x" + Integer.toHexString(mask & ~supported)
+                    + " not supported (XRCD, TSO, RSS)");
+        }
+        if ((mask & QpInitAttrEx.MASK_CREATE_FLAGS) != 0 && attr.createFlags() != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "create_flags 0x" + Integer.toHexString(attr.createFlags()) + " not supported");
+        }
+        int ops = (mask & QpInitAttrEx.MASK_SEND_OPS_FLAGS) != 0 ? attr.sendOpsFlags() : 0;
+        QpType type = attr.attr().qpType();
+        if (type != null) {
+            int allowed = switch (type) {
+                case RC -> RC_SEND_OPS;
+                case UC -> UC_SEND_OPS;
+                case UD -> UD_SEND_OPS;
+            };
+            if ((ops & ~allowed) != 0) {
+                throw new VerbsException(Errno.EOPNOTSUPP, "send_ops_flags 0x" + Integer.toHexString(ops & ~allowed)
+                        + " not supported on a " + type + " QP");
+            }
+        }
+        return new SoftQpEx((SoftQp) pd.createQp(attr.attr()), ops);
+    }
+
+    /**
+     * {@code ibv_create_cq_ex}: checks wc_flags (rxe's set), comp_mask, flags and comp_vector, then
+     * creates the CQ as {@link #createCq} and gives it its start/next/end poll API. Any thread.
+     */
+    @Override
+    public CqEx createCqEx(CqInitAttrEx attr) {
+        ensureOpen();
+        if ((attr.wcFlags() & ~CQ_WC_FLAGS) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "wc_flags 0x" + Long.toHexString(attr.wcFlags() & ~CQ_WC_FLAGS)
+                    + " not supported (CVLAN, FLOW_TAG, TM_INFO)");
+        }
+        int mask = attr.compMask();
+        if ((mask & ~(CqInitAttrEx.MASK_FLAGS | CqInitAttrEx.MASK_PD)) != 0) {
+            throw new VerbsException(Errno.EINVAL, "comp_mask 0x" + Integer.toHexString(mask) + " has unknown bits");
+        }
+        if ((mask & CqInitAttrEx.MASK_PD) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "parent domains (IBV_CQ_INIT_ATTR_MASK_PD) are not supported");
+        }
+        if ((mask & CqInitAttrEx.MASK_FLAGS) != 0 && (attr.flags() & ~CqInitAttrEx.SINGLE_THREADED) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "flags 0x" + Integer.toHexString(attr.flags()) + " not supported");
+        }
+        SoftCq cq = (SoftCq) createCq(attr.cqe(), attr.channel(), attr.compVector());
+        if ((attr.wcFlags() & (WcExFlags.WITH_COMPLETION_TIMESTAMP | WcExFlags.WITH_COMPLETION_TIMESTAMP_WALLCLOCK)) != 0) {
+            cq.enableTimestamps();
+        }
+        return new SoftCqEx(cq, attr.wcFlags());
+    }
 
     // ---- issue 11 (cm): connection manager, QP1 ----
 }

@@ -84,7 +84,11 @@ public final class SoftCq implements CompletionQueue {
                 }
                 return false;
             }
-            ring[(int) (tail & mask)].set(wrId, status, opcode, byteLen, immData, qpNum, srcQp, wcFlags, vendorErr);
+            WorkCompletion wc = ring[(int) (tail & mask)].set(wrId, status, opcode, byteLen, immData, qpNum, srcQp,
+                    wcFlags, vendorErr);
+            if (timestamps) {
+                wc.completionTs(System.nanoTime());
+            }
             tail++;
             if (armed == ARM_ALL || (armed == ARM_SOLICITED && (solicited || status != WcStatus.SUCCESS))) {
                 armed = ARM_NONE;
@@ -267,6 +271,25 @@ public final class SoftCq implements CompletionQueue {
     }
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
+
+    /** Completions are stamped with System.nanoTime() when pushed (set before the CQ is published). */
+    private boolean timestamps;
+    /** Wall clock (ns since the epoch) and System.nanoTime() read together when timestamps were enabled. */
+    private long wallBaseNs;
+    private long nanoBase;
+
+    /** Stamps every completion from now on ({@code IBV_WC_EX_WITH_COMPLETION_TIMESTAMP*}); before any QP uses the CQ. */
+    synchronized void enableTimestamps() {
+        java.time.Instant now = java.time.Instant.now();
+        nanoBase = System.nanoTime();
+        wallBaseNs = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        timestamps = true;
+    }
+
+    /** The wall-clock time (ns since the epoch) of a completion stamped {@code ts} (System.nanoTime). */
+    long wallclockNs(long ts) {
+        return wallBaseNs + (ts - nanoBase);
+    }
 
     // ---- issue 11 (cm): connection manager, QP1 ----
 }

@@ -55,20 +55,26 @@ public final class SoftLimits {
     public static final int PKEY_TBL_LEN = 1;
     /**
      * The {@link DeviceCapFlags} the soft core honours: it counts bad P_Keys and Q_Keys, checks the
-     * port of a UD address handle, reports a system image GUID and sends RNR NAKs. rxe also reports
-     * AUTO_PATH_MIG, CHANGE_PHY_PORT (no APM, one port here), PORT_ACTIVE_EVENT, SRQ_RESIZE, MEM_WINDOW,
-     * MEM_MGT_EXTENSIONS and MEM_WINDOW_TYPE_2B, which come with the features that give them.
+     * port of a UD address handle, reports a system image GUID, sends RNR NAKs, resizes SRQs
+     * ({@code IBV_SRQ_MAX_WR}), has memory windows of type 1 and 2B (bound through one QP) and
+     * LOCAL_INV / SEND with Invalidate (the user-visible part of MEM_MGT_EXTENSIONS), as rxe. rxe also
+     * reports AUTO_PATH_MIG and CHANGE_PHY_PORT (no APM, one port here) and PORT_ACTIVE_EVENT (the soft
+     * port has no link-state source: PORT_ACTIVE is never raised: docs/DESIGN.md, the events table).
      */
     public static final int DEVICE_CAP_FLAGS = DeviceCapFlags.BAD_PKEY_CNTR | DeviceCapFlags.BAD_QKEY_CNTR
-            | DeviceCapFlags.UD_AV_PORT_ENFORCE | DeviceCapFlags.SYS_IMAGE_GUID | DeviceCapFlags.RC_RNR_NAK_GEN;
+            | DeviceCapFlags.UD_AV_PORT_ENFORCE | DeviceCapFlags.SYS_IMAGE_GUID | DeviceCapFlags.RC_RNR_NAK_GEN
+            | DeviceCapFlags.SRQ_RESIZE | DeviceCapFlags.MEM_WINDOW | DeviceCapFlags.MEM_MGT_EXTENSIONS
+            | DeviceCapFlags.MEM_WINDOW_TYPE_2B;
 
     private SoftLimits() {
     }
 
     /**
      * The attributes of a software device with these limits; the provider adds its identity
-     * ({@code fwVer}, GUIDs) and builds. Counts the soft core does not have yet (SRQs, memory
-     * windows, multicast, EE contexts, FMRs, raw QPs) are 0, as libibverbs reads "not supported".
+     * ({@code fwVer}, GUIDs) and builds. SRQs and memory windows have the soft core's limits
+     * ({@link SoftSrq#MAX_SRQ}, {@link SoftSrq#MAX_SRQ_WR}, {@link SoftSrq#MAX_SRQ_SGE},
+     * {@link SoftMw#MAX_MW}); counts the soft core does not have (multicast, EE contexts, FMRs, raw
+     * QPs) are 0, as libibverbs reads "not supported".
      */
     public static DeviceAttr.Builder deviceAttr() {
         return DeviceAttr.builder()
@@ -77,6 +83,7 @@ public final class SoftLimits {
                 .maxSgeRd(MAX_SGE_RD).maxCq(MAX_CQ).maxCqe(MAX_CQE).maxMr(MAX_MR).maxPd(MAX_PD)
                 .maxQpRdAtom(MAX_QP_RD_ATOM).maxResRdAtom(MAX_RES_RD_ATOM).maxQpInitRdAtom(MAX_QP_RD_ATOM)
                 .atomicCap(AtomicCap.HCA).maxAh(MAX_AH).maxPkeys(MAX_PKEYS).localCaAckDelay(LOCAL_CA_ACK_DELAY)
+                .maxSrq(SoftSrq.MAX_SRQ).maxSrqWr(SoftSrq.MAX_SRQ_WR).maxSrqSge(SoftSrq.MAX_SRQ_SGE).maxMw(SoftMw.MAX_MW)
                 .physPortCnt(1).maxInlineData(MAX_INLINE_DATA);
     }
 }

@@ -44,7 +44,14 @@ public final class SoftMr implements MemoryRegion {
             return addr;
         }
 
+        /** 0: a translation is the region's whole segment. */
+        @Override
+        public long base() {
+            return 0;
+        }
+
         /** The length, bytes. */
+        @Override
         public long length() {
             return length;
         }
@@ -225,6 +232,8 @@ public final class SoftMr implements MemoryRegion {
         if ((flags & ReregMrFlags.CHANGE_ACCESS) != 0) {
             SoftPd.checkAccess(newAccess);
         }
+        SoftPd.checkPersistence(t != null ? t.segment() : translation.segment(),
+                (flags & ReregMrFlags.CHANGE_ACCESS) != 0 ? newAccess : access);
         if (target != null && target != pd) {
             target.retain(); // EINVAL when the new PD is closed: nothing changed yet
         }

@@ -25,9 +25,10 @@ import org.jrdma.verbs.WcStatus;
 public final class SoftMw implements MemoryWindow {
     /** Windows per device (rxe's {@code RXE_MAX_MW}). */
     public static final int MAX_MW = 0x1000;
-    /** The rights a bind may give (rxe {@code RXE_ACCESS_SUPPORTED_MW}, without the ODP and flush bits jrdma lacks). */
+    /** The rights a bind may give (rxe {@code RXE_ACCESS_SUPPORTED_MW}, without the ODP bits jrdma lacks). */
     static final int SUPPORTED_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ
-            | AccessFlags.REMOTE_ATOMIC | AccessFlags.MW_BIND | AccessFlags.ZERO_BASED | AccessFlags.RELAXED_ORDERING;
+            | AccessFlags.REMOTE_ATOMIC | AccessFlags.MW_BIND | AccessFlags.ZERO_BASED | AccessFlags.RELAXED_ORDERING
+            | AccessFlags.FLUSH_GLOBAL | AccessFlags.FLUSH_PERSISTENT;
 
     /** rxe's {@code enum rxe_mw_state}. */
     enum State { INVALID, FREE, VALID }
@@ -68,6 +69,17 @@ public final class SoftMw implements MemoryWindow {
                 return -1;
             }
             return addr - translation.addr() + off;
+        }
+
+        /** Where the window's first byte lies in the region's memory. */
+        @Override
+        public long base() {
+            return addr - translation.addr();
+        }
+
+        @Override
+        public long length() {
+            return length;
         }
 
         @Override

@@ -56,6 +56,7 @@ public final class SoftPd implements ProtectionDomain {
     public MemoryRegion regMr(MemorySegment segment, int access) {
         checkSegment(segment);
         checkAccess(access);
+        checkPersistence(segment, access);
         retain();
         SoftResources r = resources();
         for (;;) {
@@ -136,6 +137,18 @@ public final class SoftPd implements ProtectionDomain {
         }
         if ((access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) != 0 && (access & AccessFlags.LOCAL_WRITE) == 0) {
             throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE (ibv_reg_mr(3))");
+        }
+    }
+
+    /**
+     * FLUSH_PERSISTENT needs persistent memory (rxe refuses it without pmem): here a file-backed
+     * segment. Checked at registration and for the translation and access a rereg leaves.
+     * @throws VerbsException EINVAL
+     */
+    static void checkPersistence(MemorySegment segment, int access) {
+        if ((access & AccessFlags.FLUSH_PERSISTENT) != 0 && !segment.isMapped()) {
+            throw new VerbsException(Errno.EINVAL, "FLUSH_PERSISTENT needs persistent memory: a file-backed segment"
+                    + " (MemorySegment.isMapped(), from FileChannel.map), as rxe needs pmem");
         }
     }
 

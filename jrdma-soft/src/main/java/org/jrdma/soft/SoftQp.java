@@ -563,5 +563,40 @@ public final class SoftQp implements QueuePair {
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 
+    /**
+     * {@code ibv_wr_complete} of a {@link SoftQpEx} batch: checks the QP state, room for all
+     * {@code n} WRs and every WR as {@link #postSend} does, then posts all of them in order, or, when
+     * any check fails, none. Runs in the posting thread under the QP's lock, like {@code postSend}.
+     *
+     * @throws VerbsException ENOSPC without room for {@code n} WRs; otherwise as {@link #postSend}
+     */
+    void postSendBatch(SendWr[] wrs, int n) {
+        try {
+            synchronized (lock) {
+                if (n == 0) {
+                    return;
+                }
+                states.checkPostSend();
+                if (sq.free() < n) {
+                    throw new VerbsException(Errno.ENOSPC, "send queue has room for " + sq.free() + " WRs, the batch has " + n);
+                }
+                for (int i = 0; i < n; i++) {
+                    sq.check(wrs[i]);
+                }
+                for (int i = 0; i < n; i++) {
+                    sq.copy(wrs[i]);
+                }
+                if (states.flushesPosts()) {
+                    flush();
+                } else {
+                    transport.sendPosted();
+                }
+            }
+        } finally {
+            transport.afterSendPosted();
+            raiseCqErrors();
+        }
+    }
+
     // ---- issue 11 (cm): connection manager, QP1 ----
 }

@@ -23,11 +23,26 @@ public final class AccessFlags {
     public static final int ZERO_BASED = 1 << 5;
     /** On-demand paging. */
     public static final int ON_DEMAND = 1 << 6;
+    /**
+     * Remote peers may FLUSH the region for global visibility ({@code IBV_ACCESS_FLUSH_GLOBAL},
+     * {@link WrOpcode#FLUSH} with {@link SendWr#FLUSH_GLOBAL}; IBTA Vol 1 Annex A19). On a QP
+     * ({@code qp_access_flags}) it lets remote peers flush through it at all.
+     */
+    public static final int FLUSH_GLOBAL = 1 << 8;
+    /**
+     * Remote peers may FLUSH the region for persistence ({@code IBV_ACCESS_FLUSH_PERSISTENT}). As rxe
+     * allows it only on persistent memory (pmem), the software providers allow it only on a
+     * file-backed segment ({@code MemorySegment.isMapped()}, from {@code FileChannel.map}): a persistent
+     * flush writes the range to the file ({@code MemorySegment.force()}). Registering any other memory
+     * with it fails with EINVAL.
+     */
+    public static final int FLUSH_PERSISTENT = 1 << 9;
     /** Relaxed ordering hint. */
     public static final int RELAXED_ORDERING = 1 << 20;
 
     /** All bits the software providers accept for a memory region. */
-    public static final int SUPPORTED = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND | RELAXED_ORDERING;
+    public static final int SUPPORTED = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | MW_BIND | RELAXED_ORDERING
+            | FLUSH_GLOBAL | FLUSH_PERSISTENT;
 
     private AccessFlags() {
     }

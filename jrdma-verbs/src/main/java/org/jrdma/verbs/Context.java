@@ -160,5 +160,35 @@ public interface Context extends AutoCloseable {
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 
+    /**
+     * {@code ibv_create_qp_ex(3)} with {@code ibv_qp_to_qp_ex}: a queue pair of {@code attr.pd()} with
+     * the {@code ibv_wr_*} API for the operations in {@code attr.sendOpsFlags()} ({@link QpEx}; the QP
+     * is {@link QpEx#qp()}). Without {@link QpInitAttrEx#MASK_SEND_OPS_FLAGS} no builder may post
+     * (each fails with EOPNOTSUPP).
+     *
+     * @throws VerbsException EINVAL without {@link QpInitAttrEx#MASK_PD} or with a PD of another
+     *     context, and for what {@link ProtectionDomain#createQp} refuses in {@code attr.attr()};
+     *     EOPNOTSUPP for comp_mask bits, create_flags or send_ops_flags the provider does not support
+     *     on the QP type (the software providers: as rxe, {@link SendOpsFlags}); the default:
+     *     EOPNOTSUPP, a provider without the extended API
+     */
+    default QpEx createQpEx(QpInitAttrEx attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "this provider has no extended QP API (ibv_create_qp_ex)");
+    }
+
+    /**
+     * {@code ibv_create_cq_ex(3)}: a completion queue with the start/next/end poll API
+     * ({@link CqEx}; the CQ is {@link CqEx#cq()}) providing the fields of {@code attr.wcFlags()}.
+     * The software providers support {@link WcExFlags#STANDARD_FLAGS} and both completion timestamps
+     * (rxe's set), the hint {@link CqInitAttrEx#SINGLE_THREADED}, one completion vector.
+     *
+     * @throws VerbsException EINVAL for cqe out of range (as {@link #createCq}), unknown comp_mask bits or
+     *     a comp_vector not below {@link #numCompVectors()} (as {@link #createCq(int, CompletionChannel, int)}); EOPNOTSUPP for other wc_flags, {@link CqInitAttrEx#MASK_PD},
+     *     other flags; the default: EOPNOTSUPP, a provider without the extended API
+     */
+    default CqEx createCqEx(CqInitAttrEx attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "this provider has no extended CQ API (ibv_create_cq_ex)");
+    }
+
     // ---- issue 11 (cm): connection manager, QP1 ----
 }

@@ -9,7 +9,8 @@ package org.jrdma.verbs;
  * when the region lacks {@link AccessFlags#MW_BIND}, when the window grants REMOTE_WRITE or
  * REMOTE_ATOMIC over a region without LOCAL_WRITE, when the range is not inside the region, for a
  * type 2 window without a region or with length 0, or with rights other than REMOTE_READ,
- * REMOTE_WRITE, REMOTE_ATOMIC, LOCAL_WRITE, MW_BIND and (type 2 only) ZERO_BASED.
+ * REMOTE_WRITE, REMOTE_ATOMIC, LOCAL_WRITE, MW_BIND, FLUSH_GLOBAL, FLUSH_PERSISTENT and (type 2 only)
+ * ZERO_BASED.
  */
 public final class MwBindInfo {
     private MemoryRegion mr;
@@ -49,7 +50,8 @@ public final class MwBindInfo {
 
     /**
      * The window's rights ({@code mw_access_flags}): {@link AccessFlags#REMOTE_READ},
-     * {@link AccessFlags#REMOTE_WRITE}, {@link AccessFlags#REMOTE_ATOMIC}; {@link AccessFlags#ZERO_BASED}
+     * {@link AccessFlags#REMOTE_WRITE}, {@link AccessFlags#REMOTE_ATOMIC}, {@link AccessFlags#FLUSH_GLOBAL},
+     * {@link AccessFlags#FLUSH_PERSISTENT} (FLUSH through the window); {@link AccessFlags#ZERO_BASED}
      * for a type 2 window addressed from 0 (remote addresses are then offsets into the window).
      */
     public int mwAccessFlags() {

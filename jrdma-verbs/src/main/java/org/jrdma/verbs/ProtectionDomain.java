@@ -66,5 +66,13 @@ public interface ProtectionDomain extends AutoCloseable {
 
     // ---- issue 10 (ext): extended QP/CQ API, ATOMIC_WRITE, FLUSH ----
 
+    /**
+     * {@code ibv_create_qp_ex(3)} on this PD: sets {@code attr}'s PD (and {@link QpInitAttrEx#MASK_PD})
+     * to this one and calls {@link Context#createQpEx}, with its errors.
+     */
+    default QpEx createQpEx(QpInitAttrEx attr) {
+        return context().createQpEx(attr.pd(this));
+    }
+
     // ---- issue 11 (cm): connection manager, QP1 ----
 }

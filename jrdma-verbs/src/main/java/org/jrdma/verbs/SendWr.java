@@ -16,6 +16,10 @@ public final class SendWr {
     private int rkey;
     private long compareAdd;
     private long swap;
+    private long atomicWriteValue;
+    private long flushLength;
+    private int flushType;
+    private int flushLevel;
     private AddressHandle ah;
     private int remoteQpn;
     private int remoteQkey;
@@ -142,6 +146,67 @@ public final class SendWr {
         this.rkey = rkey;
         this.compareAdd = compareAdd;
         this.swap = swap;
+        return this;
+    }
+
+    /**
+     * The 8 bytes an {@link WrOpcode#ATOMIC_WRITE} writes ({@code ibv_wr_atomic_write}'s
+     * {@code atomic_wr}): the value's bytes in this host's byte order, as {@code memcpy} from a
+     * {@code uint64_t} would take them, go on the wire unchanged and land at the responder as they
+     * are (rxe), so a peer of the same byte order reads the same long.
+     */
+    public long atomicWriteValue() {
+        return atomicWriteValue;
+    }
+
+    /**
+     * Sets an {@link WrOpcode#ATOMIC_WRITE}: the 8-byte-aligned remote address, its rkey and the value
+     * ({@link #atomicWriteValue()}). The WR carries no SGE (num_sge 0).
+     */
+    public SendWr atomicWrite(long remoteAddr, int rkey, long value) {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        this.atomicWriteValue = value;
+        return this;
+    }
+
+    /** Placement type bit of a FLUSH: global visibility ({@code IBV_FLUSH_GLOBAL} = 1). */
+    public static final int FLUSH_GLOBAL = 1;
+    /** Placement type bit of a FLUSH: persistence ({@code IBV_FLUSH_PERSISTENT} = 2). */
+    public static final int FLUSH_PERSISTENT = 2;
+    /** Selectivity of a FLUSH: the range remoteAddr .. remoteAddr + length ({@code IBV_FLUSH_RANGE} = 0). */
+    public static final int FLUSH_RANGE = 0;
+    /** Selectivity of a FLUSH: the whole region of the rkey ({@code IBV_FLUSH_MR} = 1). */
+    public static final int FLUSH_MR = 1;
+
+    /** Bytes a {@link WrOpcode#FLUSH} of level {@link #FLUSH_RANGE} covers, 0..2^31. */
+    public long flushLength() {
+        return flushLength;
+    }
+
+    /** The placement type of a FLUSH: {@link #FLUSH_GLOBAL}, {@link #FLUSH_PERSISTENT} or both. */
+    public int flushType() {
+        return flushType;
+    }
+
+    /** The selectivity level of a FLUSH: {@link #FLUSH_RANGE} or {@link #FLUSH_MR}. */
+    public int flushLevel() {
+        return flushLevel;
+    }
+
+    /**
+     * Sets a {@link WrOpcode#FLUSH} ({@code ibv_wr_flush(qp, rkey, remote_addr, len, type, level)};
+     * IBTA Vol 1 Annex A19): the responder makes the earlier RDMA WRITEs and ATOMIC WRITEs into the
+     * range (or the whole region) globally visible or persistent before it answers. The WR carries no
+     * SGE; a post with a type outside {GLOBAL, PERSISTENT} (or none), a level other than RANGE/MR or a
+     * length above 2^31 fails with EINVAL.
+     */
+    public SendWr flush(long remoteAddr, int rkey, long length, int type, int level) {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        this.flushLength = length;
+        this.flushType = type;
+        this.flushLevel = level;
         return this;
     }
 

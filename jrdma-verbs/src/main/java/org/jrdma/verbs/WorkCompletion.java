@@ -17,6 +17,7 @@ public final class WorkCompletion {
     private int pkeyIndex;
     private int slid;
     private int sl;
+    private long completionTs;
 
     /** The wr_id of the work request that completed. */
     public long wrId() {
@@ -83,6 +84,22 @@ public final class WorkCompletion {
         return sl;
     }
 
+    /**
+     * When the completion was written into its CQ, on the provider's clock (the software providers:
+     * {@code System.nanoTime()}); set only for CQs created with
+     * {@link WcExFlags#WITH_COMPLETION_TIMESTAMP} or {@link WcExFlags#WITH_COMPLETION_TIMESTAMP_WALLCLOCK},
+     * read through {@link CqEx#readCompletionTs()}.
+     */
+    public long completionTs() {
+        return completionTs;
+    }
+
+    /** Sets {@link #completionTs()} (for providers). @return this */
+    public WorkCompletion completionTs(long ts) {
+        this.completionTs = ts;
+        return this;
+    }
+
     /** Fills every field at once (for providers). */
     public WorkCompletion set(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int qpNum,
                               int srcQp, int wcFlags, int vendorErr) {
@@ -107,6 +124,7 @@ public final class WorkCompletion {
         this.pkeyIndex = o.pkeyIndex;
         this.slid = o.slid;
         this.sl = o.sl;
+        this.completionTs = o.completionTs;
         return this;
     }
 

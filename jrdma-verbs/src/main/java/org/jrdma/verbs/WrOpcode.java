@@ -26,9 +26,14 @@ public enum WrOpcode {
         return value;
     }
 
-    /** True for the operations that read remote memory and wait for a response (READ, atomics). */
+    /**
+     * True for the operations the responder answers with a response and that count against
+     * max_rd_atomic / max_dest_rd_atomic: READ, the atomics, and (IBTA Vol 1 Annex A19, rxe)
+     * ATOMIC_WRITE and FLUSH, which are answered with an RDMA READ response of no payload.
+     */
     public boolean isReadOrAtomic() {
-        return this == RDMA_READ || this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
+        return this == RDMA_READ || this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD || this == FLUSH
+                || this == ATOMIC_WRITE;
     }
 
     /** True for the atomic operations (8-byte operands, {@code IBV_ATOMIC_HCA}). */

@@ -7,7 +7,10 @@
  * {@code ibv_post_send} {@link org.jrdma.verbs.QueuePair#postSend}, {@code ibv_poll_cq}
  * {@link org.jrdma.verbs.CompletionQueue#poll}; constants keep their libibverbs values and names
  * ({@code IBV_WC_REM_ACCESS_ERR} is {@link org.jrdma.verbs.WcStatus#REM_ACCESS_ERR}); errors are
- * {@link org.jrdma.verbs.VerbsException} carrying the errno libibverbs returns.
+ * {@link org.jrdma.verbs.VerbsException} carrying the errno libibverbs returns. The extended API:
+ * {@code ibv_create_qp_ex} is {@link org.jrdma.verbs.Context#createQpEx} (a {@link org.jrdma.verbs.QpEx}
+ * with the {@code ibv_wr_*} builders), {@code ibv_create_cq_ex} {@link org.jrdma.verbs.Context#createCqEx}
+ * (a {@link org.jrdma.verbs.CqEx} with {@code ibv_start_poll}/{@code ibv_next_poll}/{@code ibv_end_poll}).
  *
  * <h2>Threads</h2>
  * As in libibverbs, every call may be made from any thread:

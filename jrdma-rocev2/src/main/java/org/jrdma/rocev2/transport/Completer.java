@@ -303,6 +303,9 @@ final class Completer {
     private State read() {
         int psn = pkt.psn;
         w = firstReadOrAtomicAfterRetiring(psn);
+        if (w != null && (w.opcode == WrOpcode.FLUSH || w.opcode == WrOpcode.ATOMIC_WRITE)) {
+            return placementAnswered();
+        }
         if (w == null || w.opcode != WrOpcode.RDMA_READ) {
             qp.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
             return State.DONE;
@@ -340,6 +343,20 @@ final class Completer {
         return State.UPDATE_COMP;
     }
 
+    /**
+     * FLUSH and ATOMIC_WRITE are answered with an RDMA READ response Only without payload (IBTA Vol 1
+     * Annex A19; rxe {@code check_ack}); any other response to them is a bad response.
+     */
+    private State placementAnswered() {
+        if (pkt.opcode != Opcode.RC_RDMA_READ_RESPONSE_ONLY || pkt.payloadLength != 0) {
+            status = WcStatus.BAD_RESP_ERR;
+            vendorErr = 0;
+            return State.ERROR;
+        }
+        resetRetries();
+        return State.COMP_ACK;
+    }
+
     private State atomic() {
         int psn = pkt.psn;
         w = firstReadOrAtomicAfterRetiring(psn);
@@ -356,7 +373,7 @@ final class Completer {
     /** The READ or atomic at the head is answered: its CQE, then what it held back. */
     private State completeAck() {
         qp.requester.readOrAtomicAnswered();
-        qp.retireSendHead(WcStatus.SUCCESS, w.opcode.isAtomic() ? 8 : (int) w.length, 0);
+        qp.retireSendHead(WcStatus.SUCCESS, w.completionByteLen(), 0);
         retireInOrder(pkt.psn);
         advanced = true;
         return State.UPDATE_COMP;

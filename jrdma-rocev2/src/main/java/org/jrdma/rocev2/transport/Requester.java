@@ -4,6 +4,7 @@ import java.lang.foreign.ValueLayout;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
+import org.jrdma.rocev2.wire.Feth;
 import org.jrdma.rocev2.wire.Ieth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
@@ -74,6 +75,7 @@ final class Requester {
     private final ImmDt immDt = new ImmDt();
     private final AtomicEth atomicEth = new AtomicEth();
     private final Deth deth = new Deth();
+    private final Feth feth = new Feth();
     private final Ieth ieth = new Ieth();
     private final boolean debug = LOG.isDebugEnabled();
 
@@ -317,10 +319,10 @@ final class Requester {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> Opcode.OP_RDMA_WRITE;
             case RDMA_READ -> Opcode.OP_RDMA_READ;
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> Opcode.OP_ATOMIC;
+            case FLUSH -> Opcode.OP_FLUSH;
+            case ATOMIC_WRITE -> Opcode.OP_ATOMIC_WRITE;
             // local operations execute in START_WQE and send no packets
             case LOCAL_INV, BIND_MW -> throw new IllegalStateException(op + " is a local operation");
-            // issue 10 (ext): SendQueue refuses these until their requester paths exist
-            case FLUSH, ATOMIC_WRITE -> throw new IllegalStateException(op + " reached the requester");
         };
     }
 
@@ -417,13 +419,23 @@ final class Requester {
         advance(1);
     }
 
-    /** A READ request (RETH for the bytes not yet placed) or an atomic (AtomicETH); AckReq set. */
+    /**
+     * A READ request (RETH for the bytes not yet placed), an atomic (AtomicETH), an ATOMIC WRITE (RETH
+     * of 8 bytes, the 8 bytes as payload) or a FLUSH (FETH, RETH of the range; Annex A19, rxe
+     * {@code rxe_init_roce_hdrs}); AckReq set.
+     */
     private void sendReadOrAtomic() {
         int op = switch (w.opcode) {
             case RDMA_READ -> Opcode.RC_RDMA_READ_REQUEST;
             case ATOMIC_CMP_AND_SWP -> Opcode.RC_COMPARE_SWAP;
+            case FLUSH -> Opcode.RC_FLUSH;
+            case ATOMIC_WRITE -> Opcode.RC_ATOMIC_WRITE;
             default -> Opcode.RC_FETCH_ADD;
         };
+        if (op == Opcode.RC_FLUSH || op == Opcode.RC_ATOMIC_WRITE) {
+            sendPlacement(op);
+            return;
+        }
         writeBth(op, false, 0, true, psn, qp.destQpn());
         if (Opcode.has(op, Opcode.RETH)) {
             long startByte = w.readBytes;
@@ -440,6 +452,23 @@ final class Requester {
         // a READ occupies one PSN per response packet still expected
         int span = w.opcode == WrOpcode.RDMA_READ ? Psn.diff(w.lastPsn, psn) + 1 : 1;
         advance(span);
+    }
+
+    /** RC FLUSH or RC ATOMIC WRITE: one packet, one PSN, answered by an RDMA READ response Only. */
+    private void sendPlacement(int op) {
+        writeBth(op, false, 0, true, psn, qp.destQpn());
+        reth.wrap(tx.seg, Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr).rkey(w.rkey);
+        int len = Opcode.headerLength(op);
+        if (op == Opcode.RC_FLUSH) {
+            feth.wrap(tx.seg, Opcode.offset(op, Opcode.FETH)).set(w.flushType, w.flushLevel);
+            reth.dmaLength((int) w.flushLength);
+        } else {
+            reth.dmaLength(8);
+            tx.seg.set(ValueLayout.JAVA_LONG_UNALIGNED, len, w.atomicWriteValue); // host order, as rxe's memcpy
+            len += 8;
+        }
+        qp.transmit(tx, len);
+        advance(1);
     }
 
     private void writeBth(int op, boolean se, int pad, boolean ackReq, int p, int destQpn) {

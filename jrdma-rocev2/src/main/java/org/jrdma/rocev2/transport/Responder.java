@@ -11,6 +11,7 @@ import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
+import org.jrdma.rocev2.wire.Feth;
 import org.jrdma.rocev2.wire.Ieth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
@@ -71,6 +72,10 @@ final class Responder {
         READ_REPLY,
         /** Execute an atomic and send its ATOMIC Acknowledge. */
         ATOMIC_REPLY,
+        /** Execute an ATOMIC WRITE and answer with an RDMA READ response Only of no payload (Annex A19). */
+        ATOMIC_WRITE_REPLY,
+        /** Make the FLUSH's range visible or persistent and answer like ATOMIC WRITE (Annex A19). */
+        PROCESS_FLUSH,
         /** Write the receive CQE. */
         COMPLETE,
         /** Schedule the (coalesced) ACK. */
@@ -119,6 +124,7 @@ final class Responder {
     private final AtomicAckEth atomicAck = new AtomicAckEth();
     private final ImmDt immDt = new ImmDt();
     private final Deth deth = new Deth();
+    private final Feth feth = new Feth();
     private final Ieth ieth = new Ieth();
     private final MemorySegment grh = Arena.ofAuto().allocate(GRH_LENGTH, 8);
     private final boolean debug = LOG.isDebugEnabled();
@@ -166,6 +172,8 @@ final class Responder {
     private final int[] replayPsn = new int[REPLAY_SLOTS];
     private final long[] replayValue = new long[REPLAY_SLOTS];
     private final boolean[] replayValid = new boolean[REPLAY_SLOTS];
+    /** The slot's request was a FLUSH or ATOMIC WRITE: its answer is an RDMA READ response Only of no payload. */
+    private final boolean[] replayReadResponse = new boolean[REPLAY_SLOTS];
     private int replayNext;
 
     Responder(RxeQp qp) {
@@ -217,6 +225,8 @@ final class Responder {
             case EXECUTE -> execute();
             case READ_REPLY -> readReply();
             case ATOMIC_REPLY -> atomicReply();
+            case ATOMIC_WRITE_REPLY -> atomicWriteReply();
+            case PROCESS_FLUSH -> processFlush();
             case COMPLETE -> complete();
             case ACKNOWLEDGE -> acknowledge();
             case CLEANUP -> State.DONE;
@@ -272,7 +282,8 @@ final class Responder {
 
     /** The operation of a request opcode: {@link Opcode#OP_SEND}, {@link Opcode#OP_RDMA_WRITE}, READ or atomic bit. */
     private static int operation(int op) {
-        return Opcode.mask(op) & (Opcode.OP_SEND | Opcode.OP_RDMA_WRITE | Opcode.OP_RDMA_READ | Opcode.OP_ATOMIC);
+        return Opcode.mask(op) & (Opcode.OP_SEND | Opcode.OP_RDMA_WRITE | Opcode.OP_RDMA_READ | Opcode.OP_ATOMIC
+                | Opcode.OP_FLUSH | Opcode.OP_ATOMIC_WRITE);
     }
 
     private State checkOpSeq() {
@@ -304,6 +315,8 @@ final class Responder {
             case Opcode.OP_RDMA_WRITE -> AccessFlags.REMOTE_WRITE;
             case Opcode.OP_RDMA_READ -> AccessFlags.REMOTE_READ;
             case Opcode.OP_ATOMIC -> AccessFlags.REMOTE_ATOMIC;
+            case Opcode.OP_ATOMIC_WRITE -> AccessFlags.REMOTE_WRITE;
+            case Opcode.OP_FLUSH -> flushAccess(feth.wrap(pkt.seg, Opcode.offset(pkt.opcode, Opcode.FETH)).placementType());
             default -> 0;
         };
         return required == 0 || qp.qpAllows(required) ? State.CHK_RESOURCE : State.ERR_UNSUPPORTED_OPCODE;
@@ -371,10 +384,72 @@ final class Responder {
                 atomicOffset = atomicMr == null ? -1 : atomicMr.offsetOf(va, 8);
                 return atomicOffset < 0 ? State.ERR_RKEY_VIOLATION : State.ATOMIC_REPLY;
             }
+            case Opcode.OP_ATOMIC_WRITE -> {
+                flushAck();
+                return checkAtomicWrite();
+            }
+            case Opcode.OP_FLUSH -> {
+                flushAck();
+                return checkFlush();
+            }
             default -> {
                 return State.EXECUTE;
             }
         }
+    }
+
+    /** The access bits a FLUSH of placement type {@code plt} needs of the QP and the region (rxe {@code check_rkey}). */
+    private static int flushAccess(int plt) {
+        return ((plt & Feth.PLT_GLOBAL) != 0 ? AccessFlags.FLUSH_GLOBAL : 0)
+                | ((plt & Feth.PLT_PERSISTENT) != 0 ? AccessFlags.FLUSH_PERSISTENT : 0);
+    }
+
+    /**
+     * ATOMIC WRITE (Annex A19.4.2; rxe {@code check_rkey}, {@code rxe_mr_do_atomic_write}): the rkey
+     * names a region with REMOTE_WRITE that holds the 8 bytes at VA, the RETH's DMA length and the
+     * payload are 8, VA is 8-byte aligned.
+     */
+    private State checkAtomicWrite() {
+        reth.wrap(pkt.seg, Opcode.offset(pkt.opcode, Opcode.RETH));
+        long va = reth.va();
+        atomicMr = qp.remoteMr(reth.rkey(), AccessFlags.REMOTE_WRITE);
+        if (atomicMr == null) {
+            return State.ERR_RKEY_VIOLATION;
+        }
+        if (reth.dmaLength() != 8 || pkt.payloadLength != 8) {
+            return State.ERR_LENGTH;
+        }
+        atomicOffset = atomicMr.offsetOf(va, 8);
+        if (atomicOffset < 0) {
+            return State.ERR_RKEY_VIOLATION;
+        }
+        return (va & 7) != 0 ? State.ERR_MISALIGNED_ATOMIC : State.ATOMIC_WRITE_REPLY;
+    }
+
+    /**
+     * FLUSH (Annex A19.4.1; rxe {@code check_rkey}): the rkey names a region or a bound window that
+     * grants the FETH's placement types, and for PERSISTENT its memory is persistent (file-backed; a
+     * region is registered so, a window may be bound over any region); level MR covers the whole
+     * range the key grants (the region, or the window's bytes: rxe flushes a window's whole region;
+     * VA and DMA length are not looked at), any other level the RETH's range, which must lie inside it.
+     */
+    private State checkFlush() {
+        int op = pkt.opcode;
+        feth.wrap(pkt.seg, Opcode.offset(op, Opcode.FETH));
+        reth.wrap(pkt.seg, Opcode.offset(op, Opcode.RETH));
+        rethMr = qp.remoteMr(reth.rkey(), flushAccess(feth.placementType()));
+        if (rethMr == null
+                || ((feth.placementType() & Feth.PLT_PERSISTENT) != 0 && !rethMr.segment().isMapped())) {
+            return State.ERR_RKEY_VIOLATION;
+        }
+        if (feth.selectivity() == Feth.SEL_MR) {
+            rethOffset = rethMr.base();
+            rethLength = rethMr.length();
+            return State.PROCESS_FLUSH;
+        }
+        rethLength = Integer.toUnsignedLong(reth.dmaLength());
+        rethOffset = rethMr.offsetOf(reth.va(), rethLength);
+        return rethOffset < 0 ? State.ERR_RKEY_VIOLATION : State.PROCESS_FLUSH;
     }
 
     /**
@@ -548,6 +623,16 @@ final class Responder {
         } catch (IllegalStateException freed) {
             return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile
         }
+        executed(orig, false);
+        sendAtomicAck(pkt.psn, orig);
+        return State.CLEANUP;
+    }
+
+    /**
+     * An atomic, ATOMIC WRITE or FLUSH was executed: the MSN counts it, ePSN moves past it and the
+     * replay cache remembers its answer for a duplicate.
+     */
+    private void executed(long orig, boolean readResponse) {
         int psn = pkt.psn;
         msn = Psn.add(msn, 1);
         epsn = Psn.add(psn, 1);
@@ -557,8 +642,50 @@ final class Responder {
         replayPsn[slot] = psn;
         replayValue[slot] = orig;
         replayValid[slot] = true;
-        sendAtomicAck(psn, orig);
+        replayReadResponse[slot] = readResponse;
+    }
+
+    /**
+     * Writes the ATOMIC WRITE's 8 payload bytes as they are (rxe: {@code smp_store_release} of the
+     * payload's u64) after every earlier placement, so that a reader who sees them sees those too.
+     */
+    private State atomicWriteReply() {
+        long value = pkt.seg.get(ValueLayout.JAVA_LONG_UNALIGNED, pkt.payloadOffset);
+        try {
+            LONG_HANDLE.setRelease(atomicMr.segment(), atomicOffset, value);
+        } catch (IllegalStateException freed) {
+            return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile
+        }
+        executed(0, true);
+        sendReadResponseAck(pkt.psn);
         return State.CLEANUP;
+    }
+
+    /**
+     * FLUSH: every earlier placement is made globally visible (a full fence: this thread placed them)
+     * and, for PERSISTENT, the range is written to its file ({@code MemorySegment.force()}, msync: a
+     * system call in this thread, the one that received the packet). Then the RDMA READ response Only.
+     */
+    private State processFlush() {
+        if ((feth.placementType() & Feth.PLT_PERSISTENT) != 0) {
+            try {
+                rethMr.segment().asSlice(rethOffset, rethLength).force();
+            } catch (IllegalStateException | UnsupportedOperationException | java.io.UncheckedIOException e) {
+                return State.ERR_RKEY_VIOLATION; // freed meanwhile, or not file-backed after all
+            }
+        }
+        VarHandle.fullFence();
+        executed(0, true);
+        sendReadResponseAck(pkt.psn);
+        return State.CLEANUP;
+    }
+
+    /** The answer to ATOMIC WRITE and FLUSH: an RDMA READ response Only with an ACK AETH and no payload (rxe {@code send_read_response_ack}). */
+    private void sendReadResponseAck(int psn) {
+        int rop = Opcode.RC_RDMA_READ_RESPONSE_ONLY;
+        writeBth(rop, 0, psn);
+        aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(Aeth.ACK_UNLIMITED).msn(msn);
+        qp.transmit(tx, Opcode.headerLength(rop));
     }
 
     private void sendAtomicAck(int psn, long orig) {
@@ -583,11 +710,15 @@ final class Responder {
                 replay = true;
                 return State.CHK_RKEY;
             }
-            case Opcode.OP_ATOMIC -> {
+            case Opcode.OP_ATOMIC, Opcode.OP_ATOMIC_WRITE, Opcode.OP_FLUSH -> {
                 for (int i = 0; i < REPLAY_SLOTS; i++) {
                     if (replayValid[i] && replayPsn[i] == pkt.psn) {
                         flushAck();
-                        sendAtomicAck(pkt.psn, replayValue[i]);
+                        if (replayReadResponse[i]) {
+                            sendReadResponseAck(pkt.psn); // answered again, not executed again (rxe)
+                        } else {
+                            sendAtomicAck(pkt.psn, replayValue[i]);
+                        }
                         break;
                     }
                 }

@@ -36,10 +36,22 @@ final class RxeSendWqe extends SendWqe {
         localStatus = null;
     }
 
+    /**
+     * The byte_len of this WQE's successful completion, as rxe reports it ({@code wqe->dma.length}):
+     * the message length; 8 for the atomics and ATOMIC_WRITE; the range of a FLUSH.
+     */
+    int completionByteLen() {
+        return switch (opcode) {
+            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, ATOMIC_WRITE -> 8;
+            case FLUSH -> (int) flushLength;
+            default -> (int) length;
+        };
+    }
+
     /** Packets this WQE occupies in PSN space at path MTU {@code mtu} (at least 1). */
     int packets(int mtu) {
-        if (opcode.isAtomic()) {
-            return 1;
+        if (opcode.isReadOrAtomic() && opcode != org.jrdma.verbs.WrOpcode.RDMA_READ) {
+            return 1; // atomics, ATOMIC_WRITE and FLUSH: one request, one response
         }
         return (int) Math.max(1, (length + mtu - 1) / mtu);
     }

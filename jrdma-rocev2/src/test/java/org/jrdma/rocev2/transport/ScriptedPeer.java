@@ -83,6 +83,20 @@ final class ScriptedPeer implements AutoCloseable {
         return rx.seg.asSlice(Opcode.headerLength(new Bth().wrap(rx.seg, 0).opcode()), len);
     }
 
+    /** The first {@code len} bytes (from BTH on) of the last received packet. */
+    byte[] lastBytes(int len) {
+        return rx.seg.asSlice(0, len).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /**
+     * Sends {@code packet} as it is (BTH, extension headers, payload and pad, built by the test) with
+     * the ICRC appended; the BTH's destination QPN must be the jrdma QP's.
+     */
+    void sendRaw(byte[] packet) {
+        MemorySegment.copy(MemorySegment.ofArray(packet), 0, tx.seg, 0, packet.length);
+        send(packet.length);
+    }
+
     /** Reads the RETH of the last received packet: {va, rkey, dmaLength}. */
     long[] lastReth() {
         int op = new Bth().wrap(rx.seg, 0).opcode();

@@ -7,19 +7,23 @@ package org.jrdma.rocev2.wire;
  *
  * <p>The opcode's top 3 bits are the transport ({@link #TRANSPORT_RC} 000, {@link #TRANSPORT_UC} 001,
  * RD 010, {@link #TRANSPORT_UD} 011, {@link #TRANSPORT_CNP} 100), the low 5 bits the operation. RD
- * opcodes (0x40-0x5F), the reserved codes (0x15, 0x18-0x1F, 0x2C-0x3F, 0x60-0x63, 0x66-0x7F,
- * 0x80, 0x82-0xBF) and the manufacturer-specific 0xC0-0xFF are not valid here: {@link #isValid} is
- * false, {@link #headerLength} is -1, {@link #name} is "reserved 0xNN". Opcodes 0x1C (FLUSH) and 0x1D
- * (ATOMIC WRITE) of later IBTA releases are not supported (Linux 6.1 rxe has them neither).
+ * opcodes (0x40-0x5F), the reserved codes (0x15, 0x18-0x1B, 0x1E-0x1F, 0x2C-0x3F, 0x60-0x63,
+ * 0x66-0x7F, 0x80, 0x82-0xBF) and the manufacturer-specific 0xC0-0xFF are not valid here:
+ * {@link #isValid} is false, {@link #headerLength} is -1, {@link #name} is "reserved 0xNN". The RC
+ * opcodes of IBTA's Memory Placement Extensions (Vol 1 Annex A19) are rows as Linux rxe (6.2 and
+ * later) has them: 0x1C {@link #RC_FLUSH} (BTH, FETH, RETH; no payload) and 0x1D
+ * {@link #RC_ATOMIC_WRITE} (BTH, RETH, 8 bytes of payload); both are answered with an RDMA READ
+ * response Only of no payload.
  *
- * <p>Extension headers follow BTH in this order (§9.2): DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
- * IETH; then the payload, 0..3 pad bytes and the 4-byte ICRC. A CNP carries 16 reserved bytes after BTH
- * and no payload ({@link #CNP_RESERVED_LENGTH}); they count in its {@link #headerLength}.
+ * <p>Extension headers follow BTH in this order (§9.2, Annex A19.4.1): DETH, FETH, RETH, AtomicETH, AETH,
+ * AtomicAckETH, ImmDt, IETH; then the payload, 0..3 pad bytes and the 4-byte ICRC. A CNP carries 16
+ * reserved bytes after BTH and no payload ({@link #CNP_RESERVED_LENGTH}); they count in its
+ * {@link #headerLength}.
  *
  * <p>Every accessor takes any int and uses its low 8 bits; none throws or allocates.
  */
 public final class Opcode {
-    // ---- extension header flags (bits 0-6), in wire order ----
+    // ---- extension header flags (bits 0-6 and {@link #FETH}); their wire order is WIRE_ORDER ----
     /** Extension header flag: DETH, 8 bytes ({@link Deth}). */
     public static final int DETH = 1;
     /** Extension header flag: RETH, 16 bytes ({@link Reth}). */
@@ -34,10 +38,16 @@ public final class Opcode {
     public static final int IMM_DT = 1 << 5;
     /** Extension header flag: IETH, 4 bytes ({@link Ieth}). */
     public static final int IETH = 1 << 6;
-    private static final int HEADER_COUNT = 7;
+    /** Extension header flag: FETH, 4 bytes ({@link Feth}); on the wire between DETH and RETH. */
+    public static final int FETH = 1 << 15;
+    /** The header flags in wire order; a header's slot in the offset table is its index here. */
+    private static final int[] WIRE_ORDER = {DETH, FETH, RETH, ATOMIC_ETH, AETH, ATOMIC_ACK_ETH, IMM_DT, IETH};
     private static final int[] HEADER_SIZE = {
-        Deth.LENGTH, Reth.LENGTH, AtomicEth.LENGTH, Aeth.LENGTH, AtomicAckEth.LENGTH, ImmDt.LENGTH, Ieth.LENGTH};
-    private static final String[] HEADER_NAME = {"DETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH"};
+        Deth.LENGTH, Feth.LENGTH, Reth.LENGTH, AtomicEth.LENGTH, Aeth.LENGTH, AtomicAckEth.LENGTH, ImmDt.LENGTH,
+        Ieth.LENGTH};
+    private static final String[] HEADER_NAME = {"DETH", "FETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt",
+        "IETH"};
+    private static final int ALL_HEADERS = DETH | FETH | RETH | ATOMIC_ETH | AETH | ATOMIC_ACK_ETH | IMM_DT | IETH;
 
     // ---- property flags ----
     /** Property: a valid opcode for this implementation. */
@@ -68,6 +78,10 @@ public final class Opcode {
     public static final int OP_ACKNOWLEDGE = 1 << 20;
     /** Operation: congestion notification packet. */
     public static final int OP_CNP = 1 << 21;
+    /** Operation: FLUSH (Annex A19; rxe {@code RXE_FLUSH_MASK}). */
+    public static final int OP_FLUSH = 1 << 22;
+    /** Operation: ATOMIC WRITE (Annex A19; rxe {@code RXE_ATOMIC_WRITE_MASK}). */
+    public static final int OP_ATOMIC_WRITE = 1 << 23;
 
     /** Transport of opcodes 0x00-0x1F: Reliable Connection. */
     public static final int TRANSPORT_RC = 0;
@@ -130,6 +144,10 @@ public final class Opcode {
     public static final int RC_SEND_LAST_WITH_INVALIDATE = 0x16;
     /** 0x17: RC SEND Only with Invalidate. */
     public static final int RC_SEND_ONLY_WITH_INVALIDATE = 0x17;
+    /** 0x1c: RC FLUSH (Annex A19; rxe {@code IB_OPCODE_RC_FLUSH}). */
+    public static final int RC_FLUSH = 0x1c;
+    /** 0x1d: RC ATOMIC WRITE (Annex A19; rxe {@code IB_OPCODE_RC_ATOMIC_WRITE}). */
+    public static final int RC_ATOMIC_WRITE = 0x1d;
     /** 0x20: UC SEND First. */
     public static final int UC_SEND_FIRST = 0x20;
     /** 0x21: UC SEND Middle. */
@@ -164,7 +182,7 @@ public final class Opcode {
     // ---- the table ----
     private static final int[] MASK = new int[256];
     private static final byte[] HEADER_LENGTH = new byte[256];
-    /** [op * 8 + header index] = offset from the start of BTH, or -1. */
+    /** [op * 8 + slot in {@link #WIRE_ORDER}] = offset from the start of BTH, or -1. */
     private static final byte[] OFFSET = new byte[256 * 8];
     private static final String[] NAME = new String[256];
 
@@ -206,6 +224,8 @@ public final class Opcode {
         row(0x14, "RC FetchAdd", req | OP_ATOMIC | ONLY | ATOMIC_ETH);
         row(0x16, "RC SEND Last with Invalidate", send | LAST | IETH);
         row(0x17, "RC SEND Only with Invalidate", send | ONLY | IETH);
+        row(0x1c, "RC FLUSH", req | OP_FLUSH | ONLY | FETH | RETH);
+        row(0x1d, "RC ATOMIC WRITE", req | OP_ATOMIC_WRITE | PAYLOAD | ONLY | RETH);
         row(0x64, "UD SEND Only", send | ONLY | DETH);
         row(0x65, "UD SEND Only with Immediate", send | ONLY | DETH | IMM_DT);
         row(0x81, "CNP", VALID | OP_CNP | ONLY);
@@ -215,8 +235,8 @@ public final class Opcode {
         MASK[op] = mask;
         NAME[op] = name;
         int off = Bth.LENGTH;
-        for (int i = 0; i < HEADER_COUNT; i++) {
-            if ((mask & (1 << i)) != 0) {
+        for (int i = 0; i < WIRE_ORDER.length; i++) {
+            if ((mask & WIRE_ORDER[i]) != 0) {
                 OFFSET[op * 8 + i] = (byte) off;
                 off += HEADER_SIZE[i];
             }
@@ -256,14 +276,23 @@ public final class Opcode {
     /**
      * Offset of an extension header from the start of BTH, or -1 if {@code op} does not carry it.
      *
-     * @param headerFlag exactly one of {@link #DETH}, {@link #RETH}, {@link #ATOMIC_ETH}, {@link #AETH},
-     *                   {@link #ATOMIC_ACK_ETH}, {@link #IMM_DT}, {@link #IETH}; -1 for anything else
+     * @param headerFlag exactly one of {@link #DETH}, {@link #FETH}, {@link #RETH}, {@link #ATOMIC_ETH},
+     *                   {@link #AETH}, {@link #ATOMIC_ACK_ETH}, {@link #IMM_DT}, {@link #IETH}; -1 for anything else
      */
     public static int offset(int op, int headerFlag) {
-        if (headerFlag == 0 || (headerFlag & (headerFlag - 1)) != 0 || headerFlag > IETH) {
+        int slot = slot(headerFlag);
+        return slot < 0 ? -1 : OFFSET[((op & 0xff) << 3) | slot];
+    }
+
+    /** The slot of one header flag in {@link #WIRE_ORDER}, or -1 when it is not exactly one header flag. */
+    private static int slot(int headerFlag) {
+        if (headerFlag == 0 || (headerFlag & (headerFlag - 1)) != 0 || (headerFlag & ALL_HEADERS) == 0) {
             return -1;
         }
-        return OFFSET[((op & 0xff) << 3) | Integer.numberOfTrailingZeros(headerFlag)];
+        if (headerFlag == FETH) {
+            return 1;
+        }
+        return headerFlag == DETH ? 0 : Integer.numberOfTrailingZeros(headerFlag) + 1;
     }
 
     /**
@@ -307,7 +336,7 @@ public final class Opcode {
 
     /** The property bits {@link #of} selects on: operation, position, direction, ImmDt and IETH. */
     private static final int SELECT = OP_SEND | OP_RDMA_WRITE | OP_RDMA_READ | OP_ATOMIC | OP_ACKNOWLEDGE | OP_CNP
-            | FIRST | MIDDLE | LAST | ONLY | REQUEST | RESPONSE | IMM_DT | IETH;
+            | OP_FLUSH | OP_ATOMIC_WRITE | FIRST | MIDDLE | LAST | ONLY | REQUEST | RESPONSE | IMM_DT | IETH;
 
     /**
      * The opcode of {@code transport} ({@link #TRANSPORT_RC}, {@link #TRANSPORT_UC}, {@link #TRANSPORT_UD})
@@ -333,9 +362,7 @@ public final class Opcode {
 
     /** The spec's name of one extension header flag ("RETH", "AETH", ...), or "?" for anything else. */
     public static String headerName(int headerFlag) {
-        if (headerFlag == 0 || (headerFlag & (headerFlag - 1)) != 0 || headerFlag > IETH) {
-            return "?";
-        }
-        return HEADER_NAME[Integer.numberOfTrailingZeros(headerFlag)];
+        int slot = slot(headerFlag);
+        return slot < 0 ? "?" : HEADER_NAME[slot];
     }
 }

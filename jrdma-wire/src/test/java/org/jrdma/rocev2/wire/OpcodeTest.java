@@ -16,7 +16,7 @@ class OpcodeTest {
                 valid++;
             }
         }
-        assertEquals(23 + 12 + 2 + 1, valid, "RC 0x00-0x14, 0x16, 0x17; UC 0x20-0x2B; UD 0x64, 0x65; CNP");
+        assertEquals(25 + 12 + 2 + 1, valid, "RC 0x00-0x14, 0x16, 0x17, 0x1C, 0x1D (Annex A19); UC 0x20-0x2B; UD 0x64, 0x65; CNP");
         for (int op : new int[] {0x15, 0x18, 0x1f, 0x2c, 0x3f, 0x40, 0x4a, 0x5f, 0x60, 0x63, 0x66, 0x7f, 0x80, 0x82, 0xc0, 0xff}) {
             assertFalse(Opcode.isValid(op), Integer.toHexString(op));
             assertEquals(-1, Opcode.headerLength(op));
@@ -130,5 +130,50 @@ class OpcodeTest {
         assertEquals("CNP", Opcode.name(0x81));
         assertEquals("reserved 0x15", Opcode.name(0x15));
         assertEquals("AtomicAckETH", Opcode.headerName(Opcode.ATOMIC_ACK_ETH));
+    }
+
+    /**
+     * The Memory Placement Extensions rows as rxe's opcode table (Linux 6.2+, rxe_opcode.c) has them:
+     * FLUSH 0x1C = BTH + FETH (offset 12) + RETH (offset 16), 32 bytes of headers, no payload; ATOMIC
+     * WRITE 0x1D = BTH + RETH (offset 12), 28 bytes of headers, then its 8-byte payload; RC only.
+     */
+    @Test
+    void flushAndAtomicWriteRowsAreRxes() {
+        assertTrue(Opcode.isValid(0x1c) && Opcode.isValid(0x1d));
+        assertEquals(0x1c, Opcode.RC_FLUSH);
+        assertEquals(0x1d, Opcode.RC_ATOMIC_WRITE);
+        assertEquals("RC FLUSH", Opcode.name(0x1c));
+        assertEquals("RC ATOMIC WRITE", Opcode.name(0x1d));
+        assertEquals(32, Opcode.headerLength(0x1c));
+        assertEquals(12, Opcode.offset(0x1c, Opcode.FETH));
+        assertEquals(16, Opcode.offset(0x1c, Opcode.RETH));
+        assertFalse(Opcode.hasPayload(0x1c));
+        assertEquals(28, Opcode.headerLength(0x1d));
+        assertEquals(12, Opcode.offset(0x1d, Opcode.RETH));
+        assertEquals(-1, Opcode.offset(0x1d, Opcode.FETH));
+        assertTrue(Opcode.hasPayload(0x1d));
+        assertTrue(Opcode.isRequest(0x1c) && Opcode.isStart(0x1c) && Opcode.isEnd(0x1c));
+        assertTrue(Opcode.isRequest(0x1d) && Opcode.isStart(0x1d) && Opcode.isEnd(0x1d));
+        assertEquals(0x1c, Opcode.of(Opcode.TRANSPORT_RC, Opcode.REQUEST | Opcode.OP_FLUSH | Opcode.ONLY));
+        assertEquals(0x1d, Opcode.of(Opcode.TRANSPORT_RC, Opcode.REQUEST | Opcode.OP_ATOMIC_WRITE | Opcode.ONLY));
+        assertEquals(-1, Opcode.of(Opcode.TRANSPORT_UC, Opcode.REQUEST | Opcode.OP_FLUSH | Opcode.ONLY), "RC only");
+        assertFalse(Opcode.isValid(0x3c) || Opcode.isValid(0x3d), "no UC rows");
+        assertEquals("FETH", Opcode.headerName(Opcode.FETH));
+        assertEquals("IETH", Opcode.headerName(Opcode.IETH));
+        assertEquals("DETH", Opcode.headerName(Opcode.DETH));
+    }
+
+    /** FETH (Annex A19.4.1; rxe_hdr.h): PLT in bits 3-0, SEL in bits 5-4 of one big-endian word. */
+    @Test
+    void fethLayout() {
+        java.lang.foreign.MemorySegment m = java.lang.foreign.MemorySegment.ofArray(new byte[4]);
+        new Feth().wrap(m, 0).set(Feth.PLT_GLOBAL | Feth.PLT_PERSISTENT, Feth.SEL_MR);
+        assertEquals(0x13, m.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 3));
+        assertEquals(0, m.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+        m.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x01);
+        m.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 0xff); // reserved bits are not PLT/SEL
+        Feth f = new Feth().wrap(m, 0);
+        assertEquals(Feth.PLT_GLOBAL, f.placementType());
+        assertEquals(Feth.SEL_RANGE, f.selectivity());
     }
 }

@@ -66,7 +66,7 @@ class PacketValidatorTest {
 
     @Test
     void reservedRdAndVendorOpcodesAreRejected() {
-        for (int op : new int[] {0x15, 0x18, 0x1c, 0x2c, 0x40, 0x66, 0x80, 0xc0, 0xff}) {
+        for (int op : new int[] {0x15, 0x18, 0x1b, 0x1e, 0x2c, 0x40, 0x66, 0x80, 0xc0, 0xff}) {
             assertEquals(DropReason.BAD_OPCODE, validate(packet(op, 0, 64), 1024), Integer.toHexString(op));
         }
     }
