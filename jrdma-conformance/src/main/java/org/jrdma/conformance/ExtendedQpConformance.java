@@ -109,6 +109,10 @@ public abstract class ExtendedQpConformance extends ConformanceBase {
         QpInitAttrEx uc = rcAttr(pd, SendOpsFlags.WITH_RDMA_READ);
         uc.attr().qpType(QpType.UC);
         assertErrno(Errno.EOPNOTSUPP, () -> pd.createQpEx(uc), "READ on UC (rxe's UC send ops)");
+        QpInitAttrEx ucInv = rcAttr(pd, SendOpsFlags.WITH_SEND_WITH_INV);
+        ucInv.attr().qpType(QpType.UC);
+        assertErrno(Errno.EOPNOTSUPP, () -> pd.createQpEx(ucInv),
+                "SEND_WITH_INV on UC (IBTA has no UC SEND with Invalidate opcode; postSend refuses it too)");
         QpEx ok = pd.createQpEx(rcAttr(pd, RC_OPS));
         track(ok.qp());
         assertEquals(RC_OPS, ok.sendOpsFlags());

@@ -296,10 +296,14 @@ public abstract class SoftContext implements Context {
             | SendOpsFlags.WITH_ATOMIC_CMP_AND_SWP | SendOpsFlags.WITH_ATOMIC_FETCH_AND_ADD | SendOpsFlags.WITH_LOCAL_INV
             | SendOpsFlags.WITH_BIND_MW | SendOpsFlags.WITH_SEND_WITH_INV | SendOpsFlags.WITH_FLUSH
             | SendOpsFlags.WITH_ATOMIC_WRITE;
-    /** send_ops_flags of UC QPs (rxe's RXE_SUP_UC_QP_SEND_OPS_FLAGS). */
+    /**
+     * send_ops_flags of UC QPs: what {@code postSend} accepts on UC (SendQueue.checkOpcode). rxe's
+     * RXE_SUP_UC_QP_SEND_OPS_FLAGS also names SEND_WITH_INV, but IBTA has no UC SEND with Invalidate
+     * opcode (Vol 1 table 38: 0x16/0x17 are RC only), so it is refused here rather than at post time.
+     */
     private static final int UC_SEND_OPS = SendOpsFlags.WITH_RDMA_WRITE | SendOpsFlags.WITH_RDMA_WRITE_WITH_IMM
             | SendOpsFlags.WITH_SEND | SendOpsFlags.WITH_SEND_WITH_IMM | SendOpsFlags.WITH_BIND_MW
-            | SendOpsFlags.WITH_SEND_WITH_INV;
+            | SendOpsFlags.WITH_LOCAL_INV;
     /** send_ops_flags of UD QPs (rxe's RXE_SUP_UD_QP_SEND_OPS_FLAGS). */
     private static final int UD_SEND_OPS = SendOpsFlags.WITH_SEND | SendOpsFlags.WITH_SEND_WITH_IMM;
     /** The completion timestamp clock ({@code hca_core_clock}), kHz: System.nanoTime() counts at 1 GHz. */
