@@ -57,6 +57,10 @@ interface CmProvider {
         throw new org.jrdma.verbs.VerbsException(org.jrdma.verbs.Errno.EINVAL, "rdma_notify: " + event + " is not taken by this transport");
     }
 
+    /** The process is exiting: end every connection as {@link #destroy} would (under the CM lock). */
+    default void processExit() {
+    }
+
     /** The transport's counters by name (see {@link CmStatistics}); none by default. */
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();

@@ -370,6 +370,15 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     }
 
     @Override
+    public void processExit() {
+        for (IbConnection c : new java.util.ArrayList<>(byLocalId.values())) {
+            if (c.id != null) {
+                destroy(c.id);
+            }
+        }
+    }
+
+    @Override
     public int initQpAttr(CmId id, QpAttr attr) {
         IbConnection c = (IbConnection) id.connection();
         if (c == null) {
