@@ -35,6 +35,8 @@ final class CmCounters {
     }
 
     private final EnumMap<Drop, Long> drops = new EnumMap<>(Drop.class);
+    /** MADs dropped because {@link IbCm#RECV_QUEUE} of them already waited for the CM thread (the provider's thread counts them, without the CM lock). */
+    final java.util.concurrent.atomic.LongAdder recvQueueFull = new java.util.concurrent.atomic.LongAdder();
     /** REQs that came again for a connection we have (cm_rx_duplicates for REQ), answered or not. */
     long duplicateReqs;
     /** REQs answered REJ 8 (invalid service ID): nobody listens on the service ID. */
@@ -56,6 +58,7 @@ final class CmCounters {
         for (Drop d : Drop.values()) {
             m.put("cm_drop_" + d.name().toLowerCase(Locale.ROOT), drops(d));
         }
+        m.put("cm_drop_recv_queue_full", recvQueueFull.sum());
         m.put("cm_rx_duplicate_req", duplicateReqs);
         m.put("cm_tx_rej_invalid_service_id", rejectedInvalidServiceId);
         m.put("cm_established_by_comm_est", establishedByCommEst);

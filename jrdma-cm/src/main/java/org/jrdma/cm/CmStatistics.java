@@ -13,7 +13,9 @@ import java.util.Optional;
  * <li>{@code cm_drop_not_cm_send}, {@code cm_drop_unsupported_attribute}, {@code cm_drop_unknown_comm_id},
  * {@code cm_drop_wrong_state}, {@code cm_drop_duplicate_req}, {@code cm_drop_backlog_full},
  * {@code cm_drop_bad_req}, {@code cm_drop_malformed}: CM MADs dropped (never thrown), by reason;
- * {@code cm_drop_stale_request}: connection requests timed out unanswered (see below);</li>
+ * {@code cm_drop_stale_request}: connection requests timed out unanswered (see below);
+ * {@code cm_drop_recv_queue_full}: MADs that found 512 others waiting for the CM's thread (the
+ * size of Linux's QP1 receive queue), dropped;</li>
  * <li>{@code cm_rx_duplicate_req}: REQs that came again for a connection being made (the active
  * side's retries: answered with the owed MRA, REJ 10 in timewait, else dropped; never a second
  * connection), as Linux's {@code cm_rx_duplicates/req};</li>

@@ -65,6 +65,8 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     private final Map<RemoteId, IbConnection> byRemoteId = new HashMap<>();
     private final Map<Long, IbConnection> byTid = new HashMap<>();
     private final CmCounters counters = new CmCounters();
+    /** Received MADs handed to the CM thread and not yet taken by it (provider thread and CM thread, no lock). */
+    private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
     private final PendingRequests pending;
 
     // the MAD being built or read, under the CM lock
@@ -93,15 +95,34 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
 
     // ---- provider thread: hand over ----
 
+    /**
+     * How many received MADs may wait for the CM thread: the receive queue of Linux's QP1
+     * ({@code IB_MAD_QP_RECV_SIZE}, ib_mad's {@code mad_recvq_size} default), past which a flood's
+     * MADs find no receive WQE there and are lost; here they are dropped and counted
+     * ({@code cm_drop_recv_queue_full}), so that a sender faster than the CM grows nothing.
+     */
+    static final int RECV_QUEUE = 512;
+
     @Override
     public void received(MadAddress from, MemorySegment mad) {
+        if (waiting.incrementAndGet() > RECV_QUEUE) {
+            waiting.decrementAndGet();
+            counters.recvQueueFull.increment();
+            return;
+        }
         if (mad.byteSize() < ManagementDatagrams.MAD_SIZE) {
             // the MAD layer hands over whole MADs only; a short one is dropped here all the same
-            cm.execute(() -> drop(Drop.MALFORMED));
+            cm.execute(() -> {
+                waiting.decrementAndGet();
+                drop(Drop.MALFORMED);
+            });
             return;
         }
         byte[] copy = mad.asSlice(0, ManagementDatagrams.MAD_SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        cm.execute(() -> dispatch(from, MemorySegment.ofArray(copy)));
+        cm.execute(() -> {
+            waiting.decrementAndGet();
+            dispatch(from, MemorySegment.ofArray(copy));
+        });
     }
 
     @Override

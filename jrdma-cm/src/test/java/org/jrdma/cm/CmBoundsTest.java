@@ -250,12 +250,18 @@ class CmBoundsTest {
             Random rnd = new Random(10_000);
             // every REQ from another forged host and CM ID; response timeout 0, 2 retries: its sender
             // gives up after 3 tries of 2049 ms, and jrdma one try later (8.2 s)
-            for (int i = 0; i < 10_000; i++) {
-                MadFabric.INSTANCE.inject(forged(i), SERVER_GID, req(rnd.nextInt() | 1, rnd.nextLong(), forged(i), p, 0, 2));
-            }
-            MadFabric.INSTANCE.drain();
+            // in bursts of 256, each taken by the CM before the next (the receive queue's bound is the next test's)
             LongSupplier seen = () -> stat("cm_drop_backlog_full") - full0 + stat("cm_pending_requests")
                     + stat("cm_drop_stale_request") - stale0;
+            for (int i = 0; i < 10_000; i++) {
+                MadFabric.INSTANCE.inject(forged(i), SERVER_GID, req(rnd.nextInt() | 1, rnd.nextLong(), forged(i), p, 0, 2));
+                if (i % 256 == 255) {
+                    int sent = i + 1;
+                    MadFabric.INSTANCE.drain();
+                    await(seen, sent);
+                }
+            }
+            MadFabric.INSTANCE.drain();
             await(seen, 10_000);
             assertEquals(10_000, seen.getAsLong(), "each REQ pending, dropped past the backlog, or timed out");
             long pendingNow = stat("cm_pending_requests");
@@ -297,6 +303,28 @@ class CmBoundsTest {
             client.destroy();
             req.id().destroy();
             listener.destroy();
+        }
+    }
+
+    @Test
+    void madsBeyondTheReceiveQueueWaitingForTheCmAreDroppedAndCounted() throws Exception {
+        try (CmId running = CmLoopbackTest.serverCmRunning()) {
+            long full0 = stat("cm_drop_recv_queue_full");
+            long rej0 = stat("cm_tx_rej_invalid_service_id");
+            Random rnd = new Random(512);
+            // the CM thread is held (the test takes the CM lock): what arrives meanwhile waits, up to 512
+            CmService.get().lock.lock();
+            try {
+                for (int i = 0; i < 2000; i++) {
+                    MadFabric.INSTANCE.inject(forged(i), SERVER_GID, req(rnd.nextInt() | 1, rnd.nextLong(), forged(i), port, 20, 15));
+                }
+                MadFabric.INSTANCE.drain();
+            } finally {
+                CmService.get().lock.unlock();
+            }
+            assertEquals(2000 - IbCm.RECV_QUEUE, stat("cm_drop_recv_queue_full") - full0);
+            await(() -> stat("cm_tx_rej_invalid_service_id") - rej0, IbCm.RECV_QUEUE);
+            assertEquals(IbCm.RECV_QUEUE, stat("cm_tx_rej_invalid_service_id") - rej0, "the 512 that waited, each answered REJ 8");
         }
     }
 
