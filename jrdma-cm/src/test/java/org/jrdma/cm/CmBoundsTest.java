@@ -428,6 +428,58 @@ class CmBoundsTest {
         qp.modify(a, id.initQpAttr(a));
     }
 
+    @Test
+    void aRepNobodyAnswersGivesThePassiveSideUnreachableAndAnUnansweredDreqStillEndsTheConnection() throws Exception {
+        int p = port++;
+        try (EventChannel sch = EventChannel.create(); EventChannel cch = EventChannel.create()) {
+            CmId listener = CmId.create(sch, "listener", PortSpace.TCP);
+            listener.bind(new InetSocketAddress(SERVER, p));
+            listener.listen(2);
+            // 1: the client vanishes after its REQ (its RTU and everything after are lost): the
+            // server's REP goes unanswered through its retries, IB_CM_REP_ERROR → UNREACHABLE
+            CmId lost = resolved(cch, p);
+            lost.setCmTimeouts(8, 1);        // the REQ asks for 2 tries of 2049 ms
+            qp(lost, lost.verbs().allocPd());
+            MadFabric.INSTANCE.dropIf = s -> s.to().equals(Gid.of(CLIENT));
+            lost.connect(new ConnParam());
+            CmId server = expect(sch, CmEventType.CONNECT_REQUEST).id();
+            qp(server, server.verbs().allocPd());
+            server.accept(null);
+            CmEvent e = sch.getEvent(Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("no UNREACHABLE"));
+            e.ack();
+            assertEquals(CmEventType.UNREACHABLE, e.type());
+            assertEquals(-Errno.ETIMEDOUT, e.status());
+            assertEquals(2, MadFabric.INSTANCE.sent(CmRep.ATTRIBUTE_ID).size(), "the REP and one retry");
+            server.destroy();
+            lost.destroy();
+            cch.getEvent(Duration.ofSeconds(30));   // the client's own UNREACHABLE (its REQ unanswered)
+
+            // 2: a connection whose peer stops answering before the DREP: the DREQ's retries end in
+            // DISCONNECTED -ETIMEDOUT (IB_CM_DREQ_ERROR), then the timewait
+            MadFabric.INSTANCE.dropIf = s -> false;
+            CmId client = resolved(cch, p);
+            client.setCmTimeouts(8, 1);
+            qp(client, client.verbs().allocPd());
+            client.connect(new ConnParam());
+            CmId server2 = expect(sch, CmEventType.CONNECT_REQUEST).id();
+            qp(server2, server2.verbs().allocPd());
+            server2.accept(null);
+            expect(cch, CmEventType.ESTABLISHED);
+            expect(sch, CmEventType.ESTABLISHED);
+            MadFabric.INSTANCE.dropIf = s -> s.to().equals(SERVER_GID);
+            client.disconnect();
+            CmEvent d = cch.getEvent(Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("no DISCONNECTED"));
+            d.ack();
+            assertEquals(CmEventType.DISCONNECTED, d.type());
+            assertEquals(-Errno.ETIMEDOUT, d.status());
+            assertEquals(2, MadFabric.INSTANCE.sent(CmDreq.ATTRIBUTE_ID).size(), "the DREQ and one retry");
+            expect(cch, CmEventType.TIMEWAIT_EXIT);
+            client.destroy();
+            server2.destroy();
+            listener.destroy();
+        }
+    }
+
     /** A plain connection on {@code p}: the CM still works. */
     private static void connectOnce(int p) {
         try (EventChannel sch = EventChannel.create(); EventChannel cch = EventChannel.create()) {
