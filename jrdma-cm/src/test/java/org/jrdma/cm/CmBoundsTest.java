@@ -106,7 +106,7 @@ class CmBoundsTest {
     }
 
     /** A forged GID, as a storm from many hosts would carry. */
-    private static Gid forged(int i) {
+    static Gid forged(int i) {
         try {
             return Gid.of(InetAddress.getByAddress(new byte[] {10, 99, (byte) (i >> 8), (byte) i}));
         } catch (java.net.UnknownHostException e) {
@@ -115,7 +115,7 @@ class CmBoundsTest {
     }
 
     /** A REQ as rdma_cm sends it to SERVER:port, with the given timeouts (REQ fields: remote CM response timeout, max CM retries). */
-    private static byte[] req(int commId, long caGuid, Gid from, int port, int responseTimeout, int retries) {
+    static byte[] req(int commId, long caGuid, Gid from, int port, int responseTimeout, int retries) {
         byte[] b = new byte[ManagementDatagrams.MAD_SIZE];
         MemorySegment seg = MemorySegment.ofArray(b);
         CmReq r = new CmReq().wrap(seg, 0).clear(IbTimeouts.formTid(commId))
@@ -134,7 +134,7 @@ class CmBoundsTest {
     }
 
     /** Live instances per class (a full GC first: {@code jcmd GC.class_histogram}). */
-    private static Map<String, Long> liveInstances(String... classes) throws Exception {
+    static Map<String, Long> liveInstances(String... classes) throws Exception {
         String h = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
@@ -155,7 +155,7 @@ class CmBoundsTest {
         return m;
     }
 
-    private static final String[] CM_CLASSES = {"org.jrdma.cm.IbConnection", "org.jrdma.cm.CmId", "org.jrdma.cm.CmEvent"};
+    static final String[] CM_CLASSES = {"org.jrdma.cm.IbConnection", "org.jrdma.cm.CmId", "org.jrdma.cm.CmEvent"};
 
     @Test
     void malformedTruncatedAndUnsolicitedMadsAreDroppedAndCountedOneEachNeverThrown() throws Exception {
