@@ -81,6 +81,11 @@ final class CmDevice {
         return d;
     }
 
+    /** The devices opened so far (under the CM lock). */
+    static List<CmDevice> opened() {
+        return new ArrayList<>(OPEN.values());
+    }
+
     /**
      * The device whose GID is {@code address} (IPv4 as {@code ::ffff:a.b.c.d}), from the GIDs devices
      * report before they are opened ({@link Device#gids()}).

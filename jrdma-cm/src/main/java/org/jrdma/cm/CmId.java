@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.Context;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.ProtectionDomain;
@@ -603,6 +604,29 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
+     * {@code rdma_notify(3)}: tells the CM of an asynchronous event of the ID's QP. The one the IB CM
+     * takes is {@link AsyncEventType#COMM_EST}: the passive side's QP received a packet before the
+     * RTU came (the peer is connected and sending, its RTU late or lost); the connection becomes
+     * ESTABLISHED at once (an ESTABLISHED event follows) and a late RTU is harmless. librdmacm leaves
+     * the call to the application, which sees COMM_EST through {@code ibv_get_async_event}
+     * ({@link org.jrdma.verbs.Context#getAsyncEvent}); so does jrdma.
+     *
+     * @throws VerbsException EINVAL for another event, an ID without a connection, or a connection
+     *         that is not waiting for its RTU
+     */
+    public void notify(AsyncEventType event) {
+        lock();
+        try {
+            if (device == null || connection == null) {
+                throw new VerbsException(Errno.EINVAL, "rdma_notify: the ID has no connection");
+            }
+            device.provider.notify(this, event);
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
      * {@code rdma_destroy_id(3)}: ends the ID's connection as the IB CM does for a destroyed ID (REJ
      * while connecting, DREQ or DREP when connected), frees its port; no more events come for it.
      * Its QP stays (destroy it with {@link #destroyQp()} or {@code close()} on the QP). Idempotent.
@@ -735,6 +759,21 @@ public final class CmId implements AutoCloseable {
             return;
         }
         channel.post(new CmEvent(channel, type, this, null, status, privateData, peerParam));
+    }
+
+    /**
+     * The connection request of this passive ID timed out unanswered (under the CM lock): a
+     * CONNECT_REQUEST the application has not taken is withdrawn and the ID ends unseen (its
+     * listener's backlog slot is free again); else the ID gets UNREACHABLE -ETIMEDOUT.
+     */
+    void requestTimedOut() {
+        if (channel.withdrawRequest(this)) {
+            listener.requestTaken();
+            connection = null;
+            state = CmaState.DESTROYING;
+        } else {
+            post(CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, null, null);
+        }
     }
 
     /** Posts the CONNECT_REQUEST of this new ID on its listener's channel (under the CM lock). */

@@ -1,5 +1,6 @@
 package org.jrdma.cm;
 
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.QpAttr;
 
 /**
@@ -43,4 +44,25 @@ interface CmProvider {
      * @return the attribute mask ({@link org.jrdma.verbs.QpAttrMask})
      */
     int initQpAttr(CmId id, QpAttr attr);
+
+    /**
+     * {@code rdma_notify}: the application saw {@code event} on the ID's QP (COMM_EST: the QP
+     * received before the connection was established).
+     *
+     * @throws org.jrdma.verbs.VerbsException EINVAL for an event the transport does not take or a
+     *         connection in a state where it means nothing (Linux's {@code cm_establish} gives
+     *         EISCONN for an established one; jrdma EINVAL, as it has no EISCONN)
+     */
+    default void notify(CmId id, AsyncEventType event) {
+        throw new org.jrdma.verbs.VerbsException(org.jrdma.verbs.Errno.EINVAL, "rdma_notify: " + event + " is not taken by this transport");
+    }
+
+    /** The process is exiting: end every connection as {@link #destroy} would (under the CM lock). */
+    default void processExit() {
+    }
+
+    /** The transport's counters by name (see {@link CmStatistics}); none by default. */
+    default java.util.Map<String, Long> counters() {
+        return java.util.Map.of();
+    }
 }

@@ -43,6 +43,33 @@ final class CmService {
             return t;
         });
         thread.setRemoveOnCancelPolicy(true);
+        Runtime.getRuntime().addShutdownHook(new Thread(this::processExit, "jrdma-cm-exit"));
+    }
+
+    /**
+     * The JVM is exiting (normal exit, {@code System.exit}, SIGTERM, SIGINT; not SIGKILL): every
+     * connection of every device ends as its ID's destroy ends it (DREQ when connected, REJ while
+     * connecting), as the kernel's {@code ucma_close} destroys a closing process's IDs, so that the
+     * peers see DISCONNECTED or REJECTED instead of a silent QP. Runs on the hook's thread under the
+     * CM lock, waited for at most a second (a CM task that hangs does not hold the exit up).
+     */
+    private void processExit() {
+        try {
+            if (!lock.tryLock(1, TimeUnit.SECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            return;
+        }
+        try {
+            for (CmDevice d : CmDevice.opened()) {
+                d.provider.processExit();
+            }
+        } catch (RuntimeException e) {
+            // the exit goes on; a peer then learns of the end from its QP
+        } finally {
+            lock.unlock();
+        }
     }
 
     static CmService get() {

@@ -94,6 +94,16 @@ public final class EventChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes back the CONNECT_REQUEST of {@code id} if nobody has taken it yet (CM thread, CM lock; a
+     * taker at the same time gets it or not, never both).
+     *
+     * @return whether it was still queued
+     */
+    boolean withdrawRequest(CmId id) {
+        return queue.removeIf(e -> e.type() == CmEventType.CONNECT_REQUEST && e.id() == id);
+    }
+
     void acked(CmEvent e) {
         unacked.decrementAndGet();
     }

@@ -4,10 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import org.jrdma.cm.CmCounters.Drop;
 import org.jrdma.mad.Cm;
 import org.jrdma.mad.CmDrep;
 import org.jrdma.mad.CmDreq;
@@ -21,6 +21,7 @@ import org.jrdma.mad.CmSidrRep;
 import org.jrdma.mad.CmSidrReq;
 import org.jrdma.mad.CmaHeader;
 import org.jrdma.mad.MadHeader;
+import org.jrdma.verbs.AsyncEventType;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.Gid;
 import org.jrdma.verbs.Mtu;
@@ -43,8 +44,12 @@ import org.jrdma.verbs.ext.ManagementDatagrams.MadAddress;
  * service ID); a duplicate REQ (same remote communication ID and CA GUID) is no second connection:
  * it is answered with the owed MRA (rdma_cm delays its MRAs until a REQ comes again), with REJ 10
  * (stale connection) in timewait, and otherwise dropped; a REQ past the listener's backlog is
- * dropped unanswered, so that the peer retries; the flow label of the path is
- * {@code (source port × 31 + destination port) mod 2^20} ({@code cma_get_roce_udp_flow_label}),
+ * dropped unanswered, so that the peer retries (as ucma's backlog with {@code cm_destroy_id}'s
+ * "do not reject to allow future retries"). What jrdma adds: a request neither accepted nor rejected
+ * by the time its active side has given up is timed out ({@link PendingRequests}); a MAD whatever its
+ * fields is handled or dropped and counted ({@link CmCounters}, public as {@link CmStatistics});
+ * COMM_EST through {@code rdma_notify} establishes a passive connection whose RTU is late. The
+ * flow label of the path is {@code (source port × 31 + destination port) mod 2^20} ({@code cma_get_roce_udp_flow_label}),
  * which the provider turns into the UDP source port of the QP's packets
  * ({@code rdma_flow_label_to_udp_sport}).
  *
@@ -52,24 +57,6 @@ import org.jrdma.verbs.ext.ManagementDatagrams.MadAddress;
  * the work to the CM thread; everything else runs under the CM lock (see {@link CmService}).
  */
 final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
-    /** Why a CM MAD was dropped. */
-    enum Drop {
-        /** Not class CM version 2 or not method Send. */
-        NOT_CM_SEND,
-        /** An attribute the CM does not serve (LAP and APR, dropped as Linux drops them on RoCE; a SIDR_REQ, answered "unsupported"). */
-        UNSUPPORTED_ATTRIBUTE,
-        /** The message names no connection of ours (REP, RTU, MRA, REJ, DREP). */
-        UNKNOWN_COMM_ID,
-        /** The message does not fit the connection's state (a late or duplicate message). */
-        WRONG_STATE,
-        /** A REQ again for a connection being made (its REP is being resent). */
-        DUPLICATE_REQ,
-        /** A REQ beyond the listener's backlog. */
-        BACKLOG_FULL,
-        /** A REQ whose private data is no rdma_cm IP header, or of a QP type the port space does not use. */
-        BAD_REQ
-    }
-
     private final CmService cm = CmService.get();
     private final CmDevice dev;
     private final ManagementDatagrams.MadAgent agent;
@@ -77,7 +64,10 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     private final Map<Integer, IbConnection> byLocalId = new HashMap<>();
     private final Map<RemoteId, IbConnection> byRemoteId = new HashMap<>();
     private final Map<Long, IbConnection> byTid = new HashMap<>();
-    private final EnumMap<Drop, Long> drops = new EnumMap<>(Drop.class);
+    private final CmCounters counters = new CmCounters();
+    /** Received MADs handed to the CM thread and not yet taken by it (provider thread and CM thread, no lock). */
+    private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
+    private final PendingRequests pending;
 
     // the MAD being built or read, under the CM lock
     private final MemorySegment out = MemorySegment.ofArray(new byte[ManagementDatagrams.MAD_SIZE]);
@@ -99,15 +89,40 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     IbCm(CmDevice dev, ManagementDatagrams mads) {
         this.dev = dev;
         // only Send, as Linux's ib_cm: a Get(ClassPortInfo) gets the MAD layer's "unsupported" answer
+        this.pending = new PendingRequests(cm, this::onStaleRequest);
         this.agent = mads.register(CmId.PORT_NUM, MadHeader.MGMT_CLASS_CM, Cm.CLASS_VERSION, this, MadHeader.METHOD_SEND);
     }
 
     // ---- provider thread: hand over ----
 
+    /**
+     * How many received MADs may wait for the CM thread: the receive queue of Linux's QP1
+     * ({@code IB_MAD_QP_RECV_SIZE}, ib_mad's {@code mad_recvq_size} default), past which a flood's
+     * MADs find no receive WQE there and are lost; here they are dropped and counted
+     * ({@code cm_drop_recv_queue_full}), so that a sender faster than the CM grows nothing.
+     */
+    static final int RECV_QUEUE = 512;
+
     @Override
     public void received(MadAddress from, MemorySegment mad) {
+        if (waiting.incrementAndGet() > RECV_QUEUE) {
+            waiting.decrementAndGet();
+            counters.recvQueueFull.increment();
+            return;
+        }
+        if (mad.byteSize() < ManagementDatagrams.MAD_SIZE) {
+            // the MAD layer hands over whole MADs only; a short one is dropped here all the same
+            cm.execute(() -> {
+                waiting.decrementAndGet();
+                drop(Drop.MALFORMED);
+            });
+            return;
+        }
         byte[] copy = mad.asSlice(0, ManagementDatagrams.MAD_SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        cm.execute(() -> dispatch(from, MemorySegment.ofArray(copy)));
+        cm.execute(() -> {
+            waiting.decrementAndGet();
+            dispatch(from, MemorySegment.ofArray(copy));
+        });
     }
 
     @Override
@@ -115,21 +130,27 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
         cm.execute(() -> onTimeout(transactionId));
     }
 
-    /** Drops so far, by reason (a copy; under the CM lock). */
-    Map<Drop, Long> drops() {
-        cm.lock.lock();
-        try {
-            return new EnumMap<>(drops);
-        } finally {
-            cm.lock.unlock();
-        }
+    @Override
+    public Map<String, Long> counters() {
+        return counters.snapshot(byLocalId.size(), pending.size());
     }
 
     private void drop(Drop why) {
-        drops.merge(why, 1L, Long::sum);
+        counters.drop(why);
     }
 
+    /** One received MAD (CM thread, CM lock): whatever its fields hold, it is handled or dropped and counted, never thrown. */
     private void dispatch(MadAddress from, MemorySegment mad) {
+        try {
+            handle(from, mad);
+        } catch (RuntimeException e) {
+            // a field out of the range the CM's types take (an MTU code, a GID, a private data header):
+            // the MAD is dropped whole; what it started before the failure is undone by its timers
+            drop(Drop.MALFORMED);
+        }
+    }
+
+    private void handle(MadAddress from, MemorySegment mad) {
         hdr.wrap(mad, 0);
         if (hdr.mgmtClass() != MadHeader.MGMT_CLASS_CM || hdr.classVersion() != Cm.CLASS_VERSION
                 || hdr.method() != MadHeader.METHOD_SEND) {
@@ -266,6 +287,7 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
                         .srq(c.srq)
                         .localCaGuid(dev.guid)
                         .privateData(p == null ? new byte[0] : p.privateData());
+                pending.remove(c);
                 c.state = IbCmState.REP_SENT;
                 sendRequest(c, c.tid);
             }
@@ -369,6 +391,15 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     }
 
     @Override
+    public void processExit() {
+        for (IbConnection c : new java.util.ArrayList<>(byLocalId.values())) {
+            if (c.id != null) {
+                destroy(c.id);
+            }
+        }
+    }
+
+    @Override
     public int initQpAttr(CmId id, QpAttr attr) {
         IbConnection c = (IbConnection) id.connection();
         if (c == null) {
@@ -388,8 +419,14 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
         IbConnection dup = byRemoteId.get(new RemoteId(m.localCommId(), m.localCaGuid()));
         if (dup != null) {
             // cm_dup_req_handler
+            counters.duplicateReqs++;
             switch (dup.state) {
-                case MRA_REQ_SENT -> sendMra(dup, Cm.MRA_REQ);
+                case MRA_REQ_SENT -> {
+                    sendMra(dup, Cm.MRA_REQ);
+                    // the MRA extends the active side's wait, and so the request's life here
+                    pending.arm(dup, IbTimeouts.toMs(IbTimeouts.MRA_SERVICE_TIMEOUT) + IbTimeouts.toMs(dup.localAckTimeout)
+                            + PendingRequests.horizonMs(dup.remoteCmResponseTimeout, dup.maxCmRetries));
+                }
                 case TIMEWAIT -> sendRej(dup, Cm.REJ_REQ, CmRejReason.STALE_CONN, new byte[0]);
                 default -> drop(Drop.DUPLICATE_REQ);
             }
@@ -444,6 +481,7 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
         c.qpTimeout = IbTimeouts.ackTimeout(IbTimeouts.CA_ACK_DELAY, Math.max(0, c.localAckTimeout - 1));
         c.sendTimeoutMs = IbTimeouts.requestMs(m.localCmResponseTimeout());
         c.maxCmRetries = m.maxCmRetries();
+        c.remoteCmResponseTimeout = m.remoteCmResponseTimeout();
         c.request = new ConnParam().responderResources(m.responderResources()).initiatorDepth(m.initiatorDepth())
                 .flowControl(m.endToEndFlowControl() ? 1 : 0).retryCount(m.retryCount())
                 .rnrRetryCount(m.rnrRetryCount()).srq(m.srq()).qpNum(m.localQpn());
@@ -456,6 +494,50 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
         id.postRequest(user, c.request.copy());
         // rdma_cm's MRA with IB_CM_MRA_FLAG_DELAY: owed, sent only if the REQ comes again
         c.state = IbCmState.MRA_REQ_SENT;
+        pending.arm(c, PendingRequests.horizonMs(c.remoteCmResponseTimeout, c.maxCmRetries));
+    }
+
+    /**
+     * A pending request's active side has given up (its REQ's retries are over) and the application
+     * has neither accepted nor rejected it: it ends as a passive {@code ib_destroy_cm_id} in
+     * MRA_REQ_SENT ends it (a REJ, here reason 4 timeout), and is counted. A CONNECT_REQUEST still
+     * in the channel is withdrawn (the application never sees it; its backlog slot is free again),
+     * else the ID gets UNREACHABLE -ETIMEDOUT (rdma_cm's event for a passive side's REP timeout).
+     */
+    private void onStaleRequest(IbConnection c) {
+        if (c.state != IbCmState.REQ_RCVD && c.state != IbCmState.MRA_REQ_SENT) {
+            return;
+        }
+        drop(Drop.STALE_REQUEST);
+        CmId id = c.id;
+        sendRej(c, Cm.REJ_REQ, CmRejReason.TIMEOUT, new byte[0]);
+        forget(c);
+        if (id != null) {
+            id.requestTimedOut();
+        }
+    }
+
+    /**
+     * {@code ib_cm_notify(IB_EVENT_COMM_EST)} ({@code cm_establish}): the passive side's QP received
+     * before the RTU came (IBTA §12.9.7.2: a QP's first receive in RTR establishes the connection as
+     * the RTU would), so the connection is ESTABLISHED now, the REP is no longer resent, and the RTU,
+     * when it comes late, is dropped as WRONG_STATE.
+     */
+    @Override
+    public void notify(CmId id, AsyncEventType event) {
+        if (event != AsyncEventType.COMM_EST) {
+            throw new VerbsException(Errno.EINVAL, "rdma_notify: " + event + " (the IB CM takes COMM_EST only)");
+        }
+        IbConnection c = conn(id, "rdma_notify");
+        switch (c.state) {
+            case REP_SENT, MRA_REP_RCVD -> {
+                cancel(c);
+                c.state = IbCmState.ESTABLISHED;
+                counters.establishedByCommEst++;
+                id.post(CmEventType.ESTABLISHED, 0, null, null);
+            }
+            default -> throw new VerbsException(Errno.EINVAL, "rdma_notify: COMM_EST on a connection in state " + c.state);
+        }
     }
 
     private void onRep(CmRep m) {
@@ -682,6 +764,7 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     /** {@code cm_enter_timewait}: the QP goes to ERR; after the timewait the connection is forgotten and TIMEWAIT_EXIT reported. */
     private void enterTimewait(IbConnection c) {
         cancel(c);
+        pending.remove(c);
         qpToError(c);
         c.state = IbCmState.TIMEWAIT;
         long ms = IbTimeouts.toMs(c.qpTimeout > 0 ? c.qpTimeout : c.localAckTimeout);
@@ -699,6 +782,7 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
 
     private void forget(IbConnection c) {
         cancel(c);
+        pending.remove(c);
         c.state = IbCmState.IDLE;
         byLocalId.remove(c.localCommId);
         byRemoteId.remove(new RemoteId(c.remoteCommId, c.remoteCaGuid));
@@ -780,6 +864,9 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
 
     /** {@code cm_issue_rej}: a REJ for a REQ no connection was made for. */
     private void rejectUnknown(MadAddress from, CmReq m, long tid, CmRejReason reason) {
+        if (reason == CmRejReason.INVALID_SERVICE_ID) {
+            counters.rejectedInvalidServiceId++;
+        }
         int remote = m.localCommId();
         rej.wrap(out, 0).clear(tid).localCommId(0).remoteCommId(remote).messageRejected(Cm.REJ_REQ)
                 .reason(reason.code());

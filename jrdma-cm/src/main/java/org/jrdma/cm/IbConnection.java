@@ -61,6 +61,8 @@ final class IbConnection {
     /** Timeout and retries of the requests we send (REQ, REP, DREQ). */
     long sendTimeoutMs;
     int maxCmRetries;
+    /** Passive: the REQ's "remote CM response timeout" (how long its active side waits per try). */
+    int remoteCmResponseTimeout;
     /** Passive: the REQ's parameters, for an accept without parameters. */
     ConnParam request;
     ScheduledFuture<?> timewait;

@@ -300,13 +300,9 @@ class CmLoopbackTest {
         }
     }
 
-    static long drops(String device, IbCm.Drop why) {
-        CmService.get().lock.lock();
-        try {
-            return ((IbCm) CmDevice.open(org.jrdma.verbs.Verbs.getDevice(device)).provider).drops().getOrDefault(why, 0L);
-        } finally {
-            CmService.get().lock.unlock();
-        }
+    /** The CM's counter {@code cm_drop_<why>} of {@code device} (its public statistics). */
+    static long drops(String device, CmCounters.Drop why) {
+        return CmStatistics.of(device).orElseThrow().get("cm_drop_" + why.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     @Test
@@ -316,7 +312,7 @@ class CmLoopbackTest {
             CmId listener = CmId.create(sch, null, PortSpace.TCP);
             listener.bind(new InetSocketAddress(SERVER, port));
             listener.listen(2);
-            long before = drops("jrxe0", IbCm.Drop.BACKLOG_FULL);
+            long before = drops("jrxe0", CmCounters.Drop.BACKLOG_FULL);
             CmId[] clients = new CmId[3];
             for (int i = 0; i < 3; i++) {
                 clients[i] = resolved(cch, port);
@@ -325,10 +321,10 @@ class CmLoopbackTest {
                 clients[i].connect(new ConnParam());
             }
             long end = System.nanoTime() + WAIT.toNanos();
-            while (drops("jrxe0", IbCm.Drop.BACKLOG_FULL) == before && System.nanoTime() < end) {
+            while (drops("jrxe0", CmCounters.Drop.BACKLOG_FULL) == before && System.nanoTime() < end) {
                 Thread.onSpinWait();
             }
-            assertEquals(before + 1, drops("jrxe0", IbCm.Drop.BACKLOG_FULL), "the third REQ, beyond backlog 2");
+            assertEquals(before + 1, drops("jrxe0", CmCounters.Drop.BACKLOG_FULL), "the third REQ, beyond backlog 2");
             // take the two requests (their backlog slots free up) and refuse them
             expect(sch, CmEventType.CONNECT_REQUEST).id().reject(null);
             expect(sch, CmEventType.CONNECT_REQUEST).id().reject(null);

@@ -68,6 +68,24 @@ final class MadFabric {
         return l;
     }
 
+    /**
+     * Hands {@code mad} to the CM of {@code to} as if it came from {@code from}'s QP1, on the
+     * fabric's thread, without recording it in {@link #sent} (for storms of crafted MADs).
+     */
+    void inject(Gid from, Gid to, byte[] mad) {
+        thread.execute(() -> {
+            ManagementDatagrams.MadHandler h = handlers.get(to);
+            if (h != null) {
+                h.received(ManagementDatagrams.MadAddress.gsi(from), MemorySegment.ofArray(mad));
+            }
+        });
+    }
+
+    /** Waits until the fabric's thread has delivered everything handed to it so far. */
+    void drain() throws Exception {
+        thread.submit(() -> { }).get();
+    }
+
     private ManagementDatagrams port(Context ctx) {
         Gid self = ctx.queryGid(1, 0);
         return (portNum, mgmtClass, classVersion, handler, methods) -> {

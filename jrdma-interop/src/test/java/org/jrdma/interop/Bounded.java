@@ -44,6 +44,11 @@ final class Bounded implements AutoCloseable {
         }
     }
 
+    /** The processes the command started (e.g. the JVM under {@code ip netns exec ... timeout}). */
+    java.util.stream.Stream<ProcessHandle> descendants() {
+        return process.descendants();
+    }
+
     boolean alive() {
         return process.isAlive();
     }
