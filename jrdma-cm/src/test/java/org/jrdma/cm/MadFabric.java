@@ -68,7 +68,12 @@ final class MadFabric {
         return l;
     }
 
-    private ManagementDatagrams port(Context ctx) {
+    /** Delivers a MAD again as if its sender had sent it once more (a retry that crossed the answer). */
+    void inject(Sent s) {
+        deliver(s);
+    }
+
+        private ManagementDatagrams port(Context ctx) {
         Gid self = ctx.queryGid(1, 0);
         return (portNum, mgmtClass, classVersion, handler, methods) -> {
             handlers.put(self, handler);
