@@ -37,7 +37,10 @@ final class CmDevice {
     final long guid;
     final int maxQpRdAtom;
     final int maxQpInitRdAtom;
+    /** The provider of connected IDs (PS_TCP). */
     final CmProvider provider;
+    /** The provider of UD IDs (PS_UDP): SIDR. */
+    final CmProvider udProvider;
 
     private CmDevice(Device device) {
         this.device = device;
@@ -55,11 +58,18 @@ final class CmDevice {
             }
             ManagementDatagrams mads = gsi.apply(context).orElseThrow(() -> new VerbsException(Errno.EOPNOTSUPP,
                     "device " + device.name() + " offers no QP1 (ManagementDatagrams) for the IB CM"));
-            this.provider = new IbCm(this, mads);
+            IbCm ib = new IbCm(this, mads);
+            this.provider = ib;
+            this.udProvider = ib.sidr();
         } catch (RuntimeException e) {
             context.close();
             throw e;
         }
+    }
+
+    /** The provider of IDs of port space {@code ps}. */
+    CmProvider provider(PortSpace ps) {
+        return ps == PortSpace.UDP ? udProvider : provider;
     }
 
     String name() {

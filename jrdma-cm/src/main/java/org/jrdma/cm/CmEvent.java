@@ -14,7 +14,14 @@ package org.jrdma.cm;
  * header of the REQ, for {@link CmEventType#CONNECT_RESPONSE} and {@link CmEventType#ESTABLISHED}
  * (active side) the REP's 196 bytes, for {@link CmEventType#REJECTED} the REJ's 148 bytes: whole
  * fields as the kernel passes them (librdmacm's {@code private_data_len} is the field length, not
- * what the peer wrote; the rest is zeros). Empty for other events.
+ * what the peer wrote; the rest is zeros). For the SIDR events of a PS_UDP ID: CONNECT_REQUEST the 180
+ * bytes after the IP header of the SIDR_REQ, ESTABLISHED and UNREACHABLE the SIDR_REP's 136 bytes
+ * (as {@link #udParam()}). Empty for other events.
+ *
+ * <p>{@link CmEventType#UNREACHABLE} of a PS_UDP ID: status {@code -ETIMEDOUT} when no SIDR_REP came
+ * within the CM's retries, else the SIDR_REP's status (IBTA Vol 1 §12.11.2: 1 service ID not
+ * supported, i.e. nobody listens; 2 rejected by the service provider, {@code rdma_reject}; 3 no QP;
+ * ...), as Linux's {@code cma_sidr_rep_handler} reports it.
  */
 public final class CmEvent {
     private final CmEventType type;
@@ -23,11 +30,23 @@ public final class CmEvent {
     private final int status;
     private final byte[] privateData;
     private final ConnParam peerParam;
+    private final UdParam udParam;
     private final EventChannel channel;
     private boolean acked;
 
     CmEvent(EventChannel channel, CmEventType type, CmId id, CmId listenId, int status, byte[] privateData,
             ConnParam peerParam) {
+        this(channel, type, id, listenId, status, privateData, peerParam, null);
+    }
+
+    /** An event of a UD ID (PS_UDP): its private data is the {@link UdParam}'s. */
+    CmEvent(EventChannel channel, CmEventType type, CmId id, CmId listenId, int status, UdParam ud) {
+        this(channel, type, id, listenId, status, ud.privateData(), null, ud);
+    }
+
+    private CmEvent(EventChannel channel, CmEventType type, CmId id, CmId listenId, int status, byte[] privateData,
+                    ConnParam peerParam, UdParam udParam) {
+        this.udParam = udParam;
         this.channel = channel;
         this.type = type;
         this.id = id;
@@ -73,6 +92,15 @@ public final class CmEvent {
      */
     public ConnParam connParam() {
         return peerParam == null ? null : peerParam.copy();
+    }
+
+    /**
+     * The UD parameters, {@code event->param.ud}: for the events of a PS_UDP ID that SIDR produces
+     * (CONNECT_REQUEST, ESTABLISHED, UNREACHABLE after a SIDR_REP); null for other events. See
+     * {@link UdParam} for what each carries.
+     */
+    public UdParam udParam() {
+        return udParam;
     }
 
     /**

@@ -343,9 +343,6 @@ public final class CmId implements AutoCloseable {
         if (backlog < 0) {
             throw new VerbsException(Errno.EINVAL, "rdma_listen: backlog " + backlog + " < 0");
         }
-        if (ps != PortSpace.TCP) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "rdma_listen: " + ps + " needs SIDR, which jrdma does not offer yet");
-        }
         lock();
         try {
             if (state == CmaState.IDLE) {
@@ -364,7 +361,7 @@ public final class CmId implements AutoCloseable {
             }
             this.backlog = backlog == 0 ? 128 : backlog;
             for (CmDevice d : devices) {
-                d.provider.listen(this);
+                d.provider(ps).listen(this);
             }
             listenDevices.addAll(devices);
             listening = true;
@@ -483,16 +480,19 @@ public final class CmId implements AutoCloseable {
      * {@code param.qpNum()}. Outcome: ESTABLISHED (the QP is in RTS), CONNECT_RESPONSE (no QP on the
      * ID: call {@link #establish()}), REJECTED, UNREACHABLE or CONNECT_ERROR.
      *
-     * @throws VerbsException EINVAL unless the route is resolved, for private data over 56 bytes or
-     *         parameters out of range, or without a QP; EOPNOTSUPP on PS_UDP (SIDR is not offered yet);
-     *         synchronous: ECONNREFUSED when rejected (with the reason in the message), ETIMEDOUT when unanswered
+     * <p>On PS_UDP ({@code cma_resolve_ib_udp}) it sends a SIDR_REQ (private data up to 180 bytes
+     * after the rdma_cm IP header); outcome ESTABLISHED with {@link CmEvent#udParam()} (the address,
+     * QPN and Q_Key to send to), or UNREACHABLE (status {@code -ETIMEDOUT} unanswered after the CM's
+     * retries, else the SIDR_REP's status: 1 nobody listens, 2 rejected), as Linux's rdma_cm.
+     *
+     * @throws VerbsException EINVAL unless the route is resolved, for private data over 56 bytes
+     *         (PS_UDP: 180) or parameters out of range, or without a QP;
+     *         synchronous: ECONNREFUSED when rejected (with the reason in the message), ETIMEDOUT when
+     *         unanswered, on PS_UDP the SIDR_REP's status as the errno (as librdmacm's {@code ucma_complete})
      */
     public void connect(ConnParam param) {
         ConnParam p = param == null ? new ConnParam() : param.copy();
         p.check(ps.maxConnectPrivateData(), "rdma_connect");
-        if (ps != PortSpace.TCP) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "rdma_connect: " + ps + " needs SIDR, which jrdma does not offer yet");
-        }
         long waitMs;
         lock();
         try {
@@ -502,7 +502,7 @@ public final class CmId implements AutoCloseable {
             }
             state = CmaState.CONNECT;
             try {
-                device.provider.connect(this, p);
+                device.provider(ps).connect(this, p);
             } catch (RuntimeException e) {
                 state = CmaState.ROUTE_RESOLVED;
                 throw e;
@@ -524,6 +524,9 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_accept(3)} on the ID of a CONNECT_REQUEST: moves its QP to RTR and RTS and answers
      * with a REP; ESTABLISHED follows the peer's RTU. {@code param} null: responder resources and
      * initiator depth from the request (bounded by the device), retry and RNR retry counts 7.
+     * On PS_UDP it answers the SIDR_REQ with a SIDR_REP status 0, the QPN (of the ID's QP, else
+     * {@code param.qpNum()}), Q_Key {@link #UDP_QKEY} and up to 136 bytes of private data; no event
+     * follows on this side (a synchronous ID returns at once), as with librdmacm.
      *
      * @throws VerbsException EINVAL unless a connection request is pending on the ID, for private data
      *         over 196 bytes, or without a QP (and no {@code qpNum})
@@ -542,19 +545,20 @@ public final class CmId implements AutoCloseable {
             if (qp == null && (p == null || p.qpNum() == 0)) {
                 throw new VerbsException(Errno.EINVAL, "rdma_accept: the ID has no QP and qp_num is 0");
             }
-            device.provider.accept(this, p);
+            device.provider(ps).accept(this, p);
             waitMs = connectWaitMs();
         } finally {
             unlock();
         }
-        if (sync) {
+        if (sync && ps == PortSpace.TCP) {
             await(EnumSet.of(CmEventType.ESTABLISHED), Duration.ofMillis(waitMs), "rdma_accept");
         }
     }
 
     /**
      * {@code rdma_reject(3)}: refuses a connection request (REJ reason 28, consumer reject) with up to
-     * 148 bytes of private data, which the peer gets in its REJECTED event.
+     * 148 bytes of private data, which the peer gets in its REJECTED event. On PS_UDP a SIDR_REP with
+     * status 2 (rejected) and up to 136 bytes of private data: the peer gets UNREACHABLE status 2.
      *
      * @throws VerbsException EINVAL unless a request is pending, or for longer private data
      */
@@ -568,7 +572,7 @@ public final class CmId implements AutoCloseable {
             if (state != CmaState.CONNECT) {
                 throw misuse("rdma_reject");
             }
-            device.provider.reject(this, pd);
+            device.provider(ps).reject(this, pd);
         } finally {
             unlock();
         }
@@ -579,7 +583,7 @@ public final class CmId implements AutoCloseable {
         lock();
         try {
             require(CmaState.CONNECT, "rdma_establish");
-            device.provider.establish(this);
+            device.provider(ps).establish(this);
         } finally {
             unlock();
         }
@@ -597,7 +601,7 @@ public final class CmId implements AutoCloseable {
             if (state != CmaState.CONNECT) {
                 throw misuse("rdma_disconnect");
             }
-            device.provider.disconnect(this);
+            device.provider(ps).disconnect(this);
         } finally {
             unlock();
         }
@@ -638,11 +642,11 @@ public final class CmId implements AutoCloseable {
                 return;
             }
             if (device != null && connection != null) {
-                device.provider.destroy(this);
+                device.provider(ps).destroy(this);
             }
             if (listening) {
                 for (CmDevice d : listenDevices) {
-                    d.provider.unlisten(this);
+                    d.provider(ps).unlisten(this);
                 }
                 listening = false;
             }
@@ -781,6 +785,19 @@ public final class CmId implements AutoCloseable {
         channel.post(new CmEvent(channel, CmEventType.CONNECT_REQUEST, this, listener, 0, privateData, peerParam));
     }
 
+    /** Posts a SIDR event (ESTABLISHED, UNREACHABLE, ADDR_ERROR) of this UD ID unless it is destroyed (under the CM lock). */
+    void postUd(CmEventType type, int status, UdParam ud) {
+        if (state == CmaState.DESTROYING) {
+            return;
+        }
+        channel.post(new CmEvent(channel, type, this, null, status, ud));
+    }
+
+    /** Posts the CONNECT_REQUEST of this new UD ID (a SIDR_REQ) on its listener's channel (under the CM lock). */
+    void postUdRequest(UdParam ud) {
+        channel.post(new CmEvent(channel, CmEventType.CONNECT_REQUEST, this, listener, 0, ud));
+    }
+
     /** How long a synchronous connect or accept may wait: every try of the REQ or REP, and a margin. */
     private long connectWaitMs() {
         long perTry = 2 * IbTimeouts.toMs(IbTimeouts.PACKET_LIFETIME) + IbTimeouts.toMs(cmResponseTimeout);
@@ -805,7 +822,7 @@ public final class CmId implements AutoCloseable {
         if (ev.type() == CmEventType.REJECTED) {
             throw new VerbsException(Errno.ECONNREFUSED, call + ": rejected by the peer, reason " + ev.status());
         }
-        int errno = ev.status() < 0 ? -ev.status() : Errno.EIO;
+        int errno = ev.status() < 0 ? -ev.status() : ev.status() > 0 ? ev.status() : Errno.EIO;
         throw new VerbsException(errno, call + ": " + ev);
     }
 

@@ -80,8 +80,8 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
     private final CmDreq dreq = new CmDreq();
     private final CmDrep drep = new CmDrep();
     private final CmaHeader cma = new CmaHeader();
-    private final CmSidrReq sidrReq = new CmSidrReq();
-    private final CmSidrRep sidrRep = new CmSidrRep();
+    /** SIDR (the PS_UDP IDs of the device), over the same agent; SIDR MADs and their send failures go to it. */
+    private final Sidr sidr;
 
     private record RemoteId(int commId, long caGuid) {
     }
@@ -91,6 +91,12 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
         // only Send, as Linux's ib_cm: a Get(ClassPortInfo) gets the MAD layer's "unsupported" answer
         this.pending = new PendingRequests(cm, this::onStaleRequest);
         this.agent = mads.register(CmId.PORT_NUM, MadHeader.MGMT_CLASS_CM, Cm.CLASS_VERSION, this, MadHeader.METHOD_SEND);
+        this.sidr = new Sidr(dev, agent, byLocalId::containsKey);
+    }
+
+    /** The CM provider of the device's PS_UDP IDs. */
+    Sidr sidr() {
+        return sidr;
     }
 
     // ---- provider thread: hand over ----
@@ -165,7 +171,8 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
             case CmRtu.ATTRIBUTE_ID -> onRtu(rtu.wrap(mad, 0));
             case CmDreq.ATTRIBUTE_ID -> onDreq(from, dreq.wrap(mad, 0), hdr.transactionId());
             case CmDrep.ATTRIBUTE_ID -> onDrep(drep.wrap(mad, 0));
-            case CmSidrReq.ATTRIBUTE_ID -> onSidrReq(from, sidrReq.wrap(mad, 0), hdr.transactionId());
+            case CmSidrReq.ATTRIBUTE_ID -> sidr.onSidrReq(from, mad, hdr.transactionId());
+            case CmSidrRep.ATTRIBUTE_ID -> sidr.onSidrRep(mad);
             default -> drop(Drop.UNSUPPORTED_ATTRIBUTE);
         }
     }
@@ -707,19 +714,11 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
         }
     }
 
-    /**
-     * A SIDR_REQ (a UD peer resolving a service ID): jrdma serves no UD services yet, so it is
-     * answered as Linux answers one nobody listens for ({@code cm_sidr_req_handler}): a SIDR_REP with
-     * status 1, service ID not supported.
-     */
-    private void onSidrReq(MadAddress from, CmSidrReq m, long tid) {
-        drop(Drop.UNSUPPORTED_ATTRIBUTE);
-        sidrRep.wrap(out, 0).clear(tid).requestId(m.requestId()).status(Cm.SIDR_UNSUPPORTED).serviceId(m.serviceId());
-        agent.send(from, out, 0, 0);
-    }
-
     /** A request of ours got no answer after its retries (the MAD layer's send failure). */
     private void onTimeout(long tid) {
+        if (sidr.sendFailed(tid)) {
+            return;
+        }
         IbConnection c = byTid.remove(tid);
         if (c == null || c.outstandingTid != tid) {
             return;

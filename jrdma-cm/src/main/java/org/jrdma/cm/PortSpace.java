@@ -40,8 +40,8 @@ public enum PortSpace {
         return this == TCP ? 196 : 136;
     }
 
-    /** The largest private data of a reject: the REJ's 148 bytes. */
+    /** The largest private data of a reject: the REJ's 148 bytes for TCP, the SIDR_REP's 136 for UDP. */
     public int maxRejectPrivateData() {
-        return 148;
+        return this == TCP ? 148 : 136;
     }
 }

@@ -86,6 +86,11 @@ final class MadFabric {
         thread.submit(() -> { }).get();
     }
 
+    /** Delivers a MAD again as if its sender had sent it once more (a retry that crossed the answer). */
+    void inject(Sent s) {
+        deliver(s);
+    }
+
     private ManagementDatagrams port(Context ctx) {
         Gid self = ctx.queryGid(1, 0);
         return (portNum, mgmtClass, classVersion, handler, methods) -> {
