@@ -16,6 +16,10 @@ import java.util.Optional;
  * {@code cm_drop_stale_request}: connection requests timed out unanswered (see below);
  * {@code cm_drop_recv_queue_full}: MADs that found 512 others waiting for the CM's thread (the
  * size of Linux's QP1 receive queue), dropped;</li>
+ * <li>{@code cm_drop_sidr_duplicate_sidr_req}, {@code cm_drop_sidr_backlog_full},
+ * {@code cm_drop_sidr_unknown_request_id}: SIDR MADs of the UD IDs dropped, by reason (a SIDR_REQ
+ * again while its first copy waits for the application; beyond the listener's backlog; a SIDR_REP
+ * for no SIDR_REQ of ours in flight);</li>
  * <li>{@code cm_rx_duplicate_req}: REQs that came again for a connection being made (the active
  * side's retries: answered with the owed MRA, REJ 10 in timewait, else dropped; never a second
  * connection), as Linux's {@code cm_rx_duplicates/req};</li>

@@ -138,7 +138,12 @@ final class IbCm implements CmProvider, ManagementDatagrams.MadHandler {
 
     @Override
     public Map<String, Long> counters() {
-        return counters.snapshot(byLocalId.size(), pending.size());
+        Map<String, Long> m = counters.snapshot(byLocalId.size(), pending.size());
+        Map<Sidr.Drop, Long> sidrDrops = sidr.drops();
+        for (Sidr.Drop d : Sidr.Drop.values()) {
+            m.put("cm_drop_sidr_" + d.name().toLowerCase(java.util.Locale.ROOT), sidrDrops.getOrDefault(d, 0L));
+        }
+        return m;
     }
 
     private void drop(Drop why) {

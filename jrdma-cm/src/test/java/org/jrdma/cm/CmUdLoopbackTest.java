@@ -319,6 +319,11 @@ class CmUdLoopbackTest {
             expectNothing(sch, Duration.ofMillis(100));
             expectNothing(cch, Duration.ofMillis(100));   // the late SIDR_REP is dropped by the client
             assertEquals(1L, ((IbCm) client.device().provider).sidr().drops().get(Sidr.Drop.UNKNOWN_REQUEST_ID) - unknownBefore);
+            // and the application sees both drops among the device's CM counters
+            String clientDev = client.verbs().device().name();
+            String serverDev = server.verbs().device().name();
+            assertEquals(1L + unknownBefore, CmStatistics.of(clientDev).orElseThrow().get("cm_drop_sidr_unknown_request_id"));
+            assertEquals(1L + dupsBefore, CmStatistics.of(serverDev).orElseThrow().get("cm_drop_sidr_duplicate_sidr_req"));
             server.destroy();
             client.destroy();
             listener.destroy();
