@@ -486,7 +486,7 @@ public final class CmId implements AutoCloseable {
      * retries, else the SIDR_REP's status: 1 nobody listens, 2 rejected), as Linux's rdma_cm.
      *
      * @throws VerbsException EINVAL unless the route is resolved, for private data over 56 bytes
-     *         (PS_UDP: 180) or parameters out of range, or without a QP;
+     *         (PS_UDP: 180) or parameters out of range, or (PS_TCP) without a QP and qp_num;
      *         synchronous: ECONNREFUSED when rejected (with the reason in the message), ETIMEDOUT when
      *         unanswered, on PS_UDP the SIDR_REP's status as the errno (as librdmacm's {@code ucma_complete})
      */
@@ -497,7 +497,8 @@ public final class CmId implements AutoCloseable {
         lock();
         try {
             require(CmaState.ROUTE_RESOLVED, "rdma_connect");
-            if (qp == null && p.qpNum() == 0) {
+            if (ps == PortSpace.TCP && qp == null && p.qpNum() == 0) {
+                // a SIDR_REQ carries no QPN: a UD ID connects without one, as librdmacm's
                 throw new VerbsException(Errno.EINVAL, "rdma_connect: the ID has no QP and qp_num is 0");
             }
             state = CmaState.CONNECT;

@@ -331,6 +331,46 @@ class CmUdLoopbackTest {
     }
 
     @Test
+    void aSidrReqBeyondTheBacklogIsDroppedUnansweredAndGetsInOnItsRetry() {
+        int port = PORTS.incrementAndGet();
+        try (EventChannel sch = EventChannel.create(); EventChannel ach = EventChannel.create();
+             EventChannel bch = EventChannel.create()) {
+            CmId listener = CmId.create(sch, "listener", PortSpace.UDP);
+            listener.bind(new InetSocketAddress(SERVER, port));
+            listener.listen(1);
+            Sidr sidr = ((IbCm) listener.device().provider).sidr();
+            long before = sidr.drops().getOrDefault(Sidr.Drop.BACKLOG_FULL, 0L);
+            CmId a = resolved(ach, port);
+            a.connect(new ConnParam());
+            // a's CONNECT_REQUEST waits in the channel, untaken: it fills the backlog of 1
+            long end = System.nanoTime() + WAIT.toNanos();
+            while (MadFabric.INSTANCE.sent(CmSidrReq.ATTRIBUTE_ID).isEmpty() && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            CmId b = resolved(bch, port);
+            b.setCmTimeouts(16, 15);   // 256 ms a try: time enough to take a's request meanwhile
+            b.connect(new ConnParam());
+            while (sidr.drops().getOrDefault(Sidr.Drop.BACKLOG_FULL, 0L) == before && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            assertEquals(before + 1, sidr.drops().getOrDefault(Sidr.Drop.BACKLOG_FULL, 0L), "b's SIDR_REQ dropped");
+            assertEquals(0, MadFabric.INSTANCE.sent(CmSidrRep.ATTRIBUTE_ID).size(), "and not answered");
+            CmId ra = expect(sch, CmEventType.CONNECT_REQUEST).id();
+            CmId rb = expect(sch, CmEventType.CONNECT_REQUEST).id();   // b's retry got in
+            assertEquals(b.localAddress().getPort(), rb.peerAddress().getPort());
+            ra.accept(new ConnParam().qpNum(0x11));
+            rb.accept(new ConnParam().qpNum(0x22));
+            assertEquals(0x11, expect(ach, CmEventType.ESTABLISHED).udParam().qpNum());
+            assertEquals(0x22, expect(bch, CmEventType.ESTABLISHED).udParam().qpNum());
+            a.destroy();
+            b.destroy();
+            ra.destroy();
+            rb.destroy();
+            listener.destroy();
+        }
+    }
+
+    @Test
     void initQpAttrOfAUdIdGivesQkeyAndPkeyIndexThenRtrAndRts() {
         int port = PORTS.incrementAndGet();
         try (EventChannel cch = EventChannel.create()) {
@@ -366,7 +406,7 @@ class CmUdLoopbackTest {
             s.createQp(pd, a);
             s.accept(null);       // returns at once: no ESTABLISHED on a SIDR's passive side
         });
-        client.connect(new ConnParam().qpNum(0x123));
+        client.connect(new ConnParam());     // no QP and no qp_num: a SIDR_REQ names none
         t.join(WAIT.toMillis());
         client.destroy();
         listener.destroy();
@@ -374,7 +414,7 @@ class CmUdLoopbackTest {
         CmId nobody = CmId.createEp(new InetSocketAddress(CLIENT, 0), new InetSocketAddress(SERVER, port), PortSpace.UDP,
                 null, null, WAIT);
         nobody.setCmTimeouts(16, 3);
-        VerbsException e = assertThrows(VerbsException.class, () -> nobody.connect(new ConnParam().qpNum(0x123)));
+        VerbsException e = assertThrows(VerbsException.class, () -> nobody.connect(new ConnParam()));
         assertEquals(1, e.errno(), "librdmacm's ucma_complete: the SIDR_REP status as errno");
         nobody.destroy();
     }
