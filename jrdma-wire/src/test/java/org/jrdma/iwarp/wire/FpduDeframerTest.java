@@ -244,5 +244,13 @@ class FpduDeframerTest {
         assertEquals(1, t.layer());
         assertEquals(1, t.etype());
         assertTrue(t.rdmaHeaderIncluded());
+        // siw's struct declaration compiled by GCC 12.2 for x86-64 (layer:4 etype:4 ecode:8 m:1 d:1 r:1),
+        // layer 1, etype 2, ecode 3, m = d = 1, stores 21 03 03 00
+        t.controlWord(0).layer(1).etype(2).errorCode(3).segmentLengthValid(true).ddpHeaderIncluded(true);
+        assertEquals(0x21030300, t.controlWord());
+        t.layout(Terminate.RFC_5040);
+        assertEquals(2, t.layer(), "the same bytes read as RFC 5040");
+        assertEquals(1, t.etype());
+        assertFalse(t.segmentLengthValid());
     }
 }
