@@ -7,7 +7,9 @@
  * <ul>
  * <li>MPA connection setup: {@link org.jrdma.iwarp.wire.MpaFrame} (Request/Reply/reject frame),
  *     {@link org.jrdma.iwarp.wire.MpaIrdOrd} (RFC 6581 IRD/ORD and peer-to-peer RTR bits),
- *     {@link org.jrdma.iwarp.wire.Mpa} (constants, FPDU arithmetic, private data limits).</li>
+ *     {@link org.jrdma.iwarp.wire.Mpa} (constants, FPDU arithmetic, private data limits),
+ *     {@link org.jrdma.iwarp.wire.MpaExchange} (Request, Reply and reject written as siw writes them; siw's
+ *     IRD/ORD and RTR negotiation).</li>
  * <li>FPDU framing: {@link org.jrdma.iwarp.wire.FpduFramer} (length, pad, CRC around a DDP segment),
  *     {@link org.jrdma.iwarp.wire.FpduDeframer} (MPA frame and FPDUs out of a TCP stream in arbitrary
  *     pieces, to an {@link org.jrdma.iwarp.wire.FpduHandler}), {@link org.jrdma.iwarp.wire.FpduCrc}
