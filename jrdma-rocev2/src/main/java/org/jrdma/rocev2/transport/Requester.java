@@ -93,6 +93,8 @@ final class Requester {
     private int noAckPackets;
     /** The WQE being handled by the current {@link #run}. */
     private RxeSendWqe w;
+    /** The next packet asks for an ACK whatever its place: a tail-loss probe ({@link #probe}). */
+    private boolean forceAckReq;
     /** The sending thread's train during a {@link #run}: RC and UC packets leave in it when the run ends (issue 14). */
     private PacketTrain train;
 
@@ -150,9 +152,40 @@ final class Requester {
             }
         } finally {
             w = null;
+            forceAckReq = false;
+            boolean sent = train.count() > 0;
             qp.flushTrain(train); // what this run laid in the train leaves now, in PSN order
             train = outer;
+            if (sent && qp.type() == QpType.RC) {
+                qp.completer.sent(Psn.add(psn, -1), Psn.diff(psn, sentLimit) >= 0);
+            }
         }
+    }
+
+    /**
+     * The tail-loss probe ({@link Completer}): sends the last packet sent again, with AckReq (a
+     * go-back-N from its PSN, so a READ asks again for what has not arrived), and what the window
+     * then allows.
+     */
+    /** Whether the last packet sent belongs to a SEND or WRITE (not a READ, atomic, FLUSH, ATOMIC WRITE). */
+    boolean lastSentIsSendOrWrite() {
+        if (next != qp.sqTail()) {
+            RxeSendWqe e = qp.sqEntry(next);
+            if (e.wqeState == RxeSendWqe.SENDING && !e.opcode.isReadOrAtomic() && e.sentBytes > 0) {
+                return true; // partly sent (the window is full)
+            }
+        }
+        if (next == qp.sqHead()) {
+            return false;
+        }
+        RxeSendWqe e = qp.sqEntry(next - 1);
+        return e.wqeState == RxeSendWqe.SENT && !e.opcode.isReadOrAtomic();
+    }
+
+    void probe() {
+        rewindTo(Psn.add(psn, -1));
+        forceAckReq = true;
+        run();
     }
 
     /**
@@ -385,7 +418,8 @@ final class Requester {
         int op = opcodeFor(first, last);
         int hdr = Opcode.headerLength(op);
         int pad = (-payload) & 3;
-        boolean ackReq = qp.type() == QpType.RC && (last || ++noAckPackets >= MAX_PKT_PER_ACK);
+        boolean ackReq = qp.type() == QpType.RC && (last || ++noAckPackets >= MAX_PKT_PER_ACK || forceAckReq);
+        forceAckReq = false;
         if (ackReq) {
             noAckPackets = 0;
         }
