@@ -23,7 +23,17 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>Every handle that can fail takes a leading capture segment ({@link #newErrnoSegment}) filled by
  * {@link Linker.Option#captureCallState(String...) captureCallState("errno")}; read it with
- * {@link #errno(MemorySegment)}. Pointers into caller buffers are passed as {@code long} addresses
+ * {@link #errno(MemorySegment)}. The calls of the data path have a second handle without the capture
+ * ({@code *_NC}; issue 14): the JDK slices the capture segment on each call
+ * ({@code SharedUtils.checkCaptureSegment}, not force-inlined), an allocation that only C2's escape
+ * analysis removes, and only where the slice is inlined into the caller (deep call chains, such as a
+ * requester's train through the port wrappers, exceed the inlining depth and keep it). The data path
+ * calls the handle without capture first; when that fails it asks {@link #wouldBlock} whether the
+ * thread's errno says EAGAIN (read from {@code __errno_location()}, which the JVM might have changed
+ * since the call only in rare transitions, e.g. a safepoint), and only when it does not, calls again
+ * with the capture, whose errno is exact. The one answer taken from the uncaptured errno is "would
+ * block": taken wrongly it only makes the caller try again later; every error is reported from a
+ * captured call (datagram sends and receives that fail move no data, so the second call is safe). Pointers into caller buffers are passed as {@code long} addresses
  * (identical to a C pointer on LP64) so that the data path builds no slice objects; pointers into
  * memory this package owns are passed as {@link MemorySegment}s.
  */
@@ -222,6 +232,51 @@ final class LibC {
     static final MethodHandle STRERROR = handle("strerror",
             FunctionDescriptor.of(ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(Long.MAX_VALUE,
                     ValueLayout.JAVA_BYTE)), JAVA_INT));
+
+    // ---- the data path's handles without errno capture (see the class doc), same signatures less the capture segment
+    /** sendto(2) without capture. */
+    static final MethodHandle SENDTO_NC = handle("sendto",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    /** recvfrom(2) without capture. */
+    static final MethodHandle RECVFROM_NC = handle("recvfrom",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
+    /** sendmsg(2) without capture. */
+    static final MethodHandle SENDMSG_NC = handle("sendmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    /** recvmsg(2) without capture. */
+    static final MethodHandle RECVMSG_NC = handle("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    /** sendmmsg(2) without capture. */
+    static final MethodHandle SENDMMSG_NC = handle("sendmmsg",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
+    /** recvmmsg(2) without capture. */
+    static final MethodHandle RECVMMSG_NC = handle("recvmmsg",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG));
+    /** ppoll(2) without capture. */
+    static final MethodHandle PPOLL_NC = handle("ppoll",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    /** int *__errno_location(void) (glibc, musl): the calling thread's errno, as an address. */
+    private static final MethodHandle ERRNO_LOCATION = handle("__errno_location", FunctionDescriptor.of(JAVA_LONG));
+    /** All of memory, to read errno at its address without building a segment per read. */
+    private static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    /**
+     * After a call without capture ({@code *_NC}) failed: true when the calling thread's errno is
+     * EAGAIN (would block), which is then also stored in {@code capture} as if captured, so that the
+     * caller's error handling reads it there; false otherwise (EINTR, an error, or a value the JVM
+     * may have written since the call): the caller calls again with the capture. Allocation-free.
+     */
+    static boolean wouldBlock(MemorySegment capture) {
+        int e;
+        try {
+            e = EVERYTHING.get(JAVA_INT, (long) ERRNO_LOCATION.invokeExact());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (e != EAGAIN) {
+            return false;
+        }
+        capture.set(JAVA_INT, ERRNO_OFFSET, EAGAIN);
+        return true;
+    }
 
     private static MethodHandle errnoHandle(String name, FunctionDescriptor fd, Linker.Option extra) {
         MemorySegment sym = LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));

@@ -180,9 +180,12 @@ public final class RawIpv4Socket implements AutoCloseable {
         }
         long n;
         try {
-            do {
-                n = (long) LibC.SENDTO.invokeExact(txErrno, sendFd, addr, (long) length, 0, dst.seg, LibC.SOCKADDR_IN);
-            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            n = (long) LibC.SENDTO_NC.invokeExact(sendFd, addr, (long) length, 0, dst.seg, LibC.SOCKADDR_IN);
+            if (n < 0 && !LibC.wouldBlock(txErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (long) LibC.SENDTO.invokeExact(txErrno, sendFd, addr, (long) length, 0, dst.seg, LibC.SOCKADDR_IN);
+                } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -207,9 +210,12 @@ public final class RawIpv4Socket implements AutoCloseable {
         batch.checkSend(first, count, LibC.AF_INET);
         int n;
         try {
-            do {
-                n = (int) LibC.SENDMMSG.invokeExact(txErrno, sendFd, vec, count, 0);
-            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            n = (int) LibC.SENDMMSG_NC.invokeExact(sendFd, vec, count, 0);
+            if (n < 0 && !LibC.wouldBlock(txErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (int) LibC.SENDMMSG.invokeExact(txErrno, sendFd, vec, count, 0);
+                } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -238,9 +244,12 @@ public final class RawIpv4Socket implements AutoCloseable {
         batch.prepareReceive(count, false);
         int n;
         try {
-            do {
-                n = (int) LibC.RECVMMSG.invokeExact(rxErrno, receiveFd, vec, count, LibC.MSG_DONTWAIT, 0L);
-            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            n = (int) LibC.RECVMMSG_NC.invokeExact(receiveFd, vec, count, LibC.MSG_DONTWAIT, 0L);
+            if (n < 0 && !LibC.wouldBlock(rxErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (int) LibC.RECVMMSG.invokeExact(rxErrno, receiveFd, vec, count, LibC.MSG_DONTWAIT, 0L);
+                } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -277,11 +286,14 @@ public final class RawIpv4Socket implements AutoCloseable {
         m.set(JAVA_INT, LibC.MSG_FLAGS, 0);
         long n;
         try {
-            do {
-                // never blocks: the receiving thread waits in awaitReadable, where timers and
-                // wake-ups still reach it
-                n = (long) LibC.RECVMSG.invokeExact(rxErrno, receiveFd, m, LibC.MSG_DONTWAIT);
-            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            // never blocks: the receiving thread waits in awaitReadable, where timers and
+            // wake-ups still reach it
+            n = (long) LibC.RECVMSG_NC.invokeExact(receiveFd, m, LibC.MSG_DONTWAIT);
+            if (n < 0 && !LibC.wouldBlock(rxErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (long) LibC.RECVMSG.invokeExact(rxErrno, receiveFd, m, LibC.MSG_DONTWAIT);
+                } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {

@@ -314,9 +314,12 @@ public final class UdpSocket implements AutoCloseable {
         long addr = address(buf, offset, length);
         long n;
         try {
-            do {
-                n = (long) LibC.SENDTO.invokeExact(txErrno, fd, addr, (long) length, 0, MemorySegment.NULL, 0);
-            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            n = (long) LibC.SENDTO_NC.invokeExact(fd, addr, (long) length, 0, MemorySegment.NULL, 0);
+            if (n < 0 && !LibC.wouldBlock(txErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (long) LibC.SENDTO.invokeExact(txErrno, fd, addr, (long) length, 0, MemorySegment.NULL, 0);
+                } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -366,9 +369,12 @@ public final class UdpSocket implements AutoCloseable {
         checkDst(dst);
         long n;
         try {
-            do {
-                n = (long) LibC.SENDTO.invokeExact(txErrno, fd, addr, (long) length, 0, dst.seg, dst.length());
-            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            n = (long) LibC.SENDTO_NC.invokeExact(fd, addr, (long) length, 0, dst.seg, dst.length());
+            if (n < 0 && !LibC.wouldBlock(txErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (long) LibC.SENDTO.invokeExact(txErrno, fd, addr, (long) length, 0, dst.seg, dst.length());
+                } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -420,9 +426,12 @@ public final class UdpSocket implements AutoCloseable {
         m.set(JAVA_INT, LibC.MSG_FLAGS, 0);
         long n;
         try {
-            do {
-                n = (long) LibC.SENDMSG.invokeExact(txErrno, fd, m, 0);
-            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            n = (long) LibC.SENDMSG_NC.invokeExact(fd, m, 0);
+            if (n < 0 && !LibC.wouldBlock(txErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (long) LibC.SENDMSG.invokeExact(txErrno, fd, m, 0);
+                } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -446,9 +455,12 @@ public final class UdpSocket implements AutoCloseable {
         batch.checkSend(first, count, family);
         int n;
         try {
-            do {
-                n = (int) LibC.SENDMMSG.invokeExact(txErrno, fd, vec, count, 0);
-            } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            n = (int) LibC.SENDMMSG_NC.invokeExact(fd, vec, count, 0);
+            if (n < 0 && !LibC.wouldBlock(txErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (int) LibC.SENDMMSG.invokeExact(txErrno, fd, vec, count, 0);
+                } while (n < 0 && LibC.errno(txErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -490,9 +502,12 @@ public final class UdpSocket implements AutoCloseable {
         m.set(JAVA_INT, LibC.MSG_FLAGS, 0);
         long n;
         try {
-            do {
-                n = (long) LibC.RECVMSG.invokeExact(rxErrno, fd, m, 0);
-            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            n = (long) LibC.RECVMSG_NC.invokeExact(fd, m, 0);
+            if (n < 0 && !LibC.wouldBlock(rxErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (long) LibC.RECVMSG.invokeExact(rxErrno, fd, m, 0);
+                } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -522,12 +537,18 @@ public final class UdpSocket implements AutoCloseable {
         MemorySegment nameLen = from == null ? MemorySegment.NULL : rxNameLen;
         long n;
         try {
-            do {
-                if (from != null) {
-                    rxNameLen.set(JAVA_INT, 0, SockAddr.SIZE);
-                }
-                n = (long) LibC.RECVFROM.invokeExact(rxErrno, fd, addr, (long) capacity, LibC.MSG_TRUNC, name, nameLen);
-            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            if (from != null) {
+                rxNameLen.set(JAVA_INT, 0, SockAddr.SIZE);
+            }
+            n = (long) LibC.RECVFROM_NC.invokeExact(fd, addr, (long) capacity, LibC.MSG_TRUNC, name, nameLen);
+            if (n < 0 && !LibC.wouldBlock(rxErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    if (from != null) {
+                        rxNameLen.set(JAVA_INT, 0, SockAddr.SIZE);
+                    }
+                    n = (long) LibC.RECVFROM.invokeExact(rxErrno, fd, addr, (long) capacity, LibC.MSG_TRUNC, name, nameLen);
+                } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {
@@ -557,9 +578,12 @@ public final class UdpSocket implements AutoCloseable {
         batch.prepareReceive(count, gro);
         int n;
         try {
-            do {
-                n = (int) LibC.RECVMMSG.invokeExact(rxErrno, fd, vec, count, LibC.MSG_WAITFORONE, 0L);
-            } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            n = (int) LibC.RECVMMSG_NC.invokeExact(fd, vec, count, LibC.MSG_WAITFORONE, 0L);
+            if (n < 0 && !LibC.wouldBlock(rxErrno)) { // EINTR or an error: again, with errno captured
+                do {
+                    n = (int) LibC.RECVMMSG.invokeExact(rxErrno, fd, vec, count, LibC.MSG_WAITFORONE, 0L);
+                } while (n < 0 && LibC.errno(rxErrno) == LibC.EINTR);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         } finally {

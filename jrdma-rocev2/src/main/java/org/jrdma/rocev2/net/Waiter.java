@@ -61,7 +61,10 @@ final class Waiter {
         }
         int n;
         try {
-            n = (int) LibC.PPOLL.invokeExact(errno, pollfds, 2L, tmo, 0L);
+            n = (int) LibC.PPOLL_NC.invokeExact(pollfds, 2L, tmo, 0L);
+            if (n < 0) { // rare: again with errno captured (LibC's class doc), which EINTR ends
+                n = (int) LibC.PPOLL.invokeExact(errno, pollfds, 2L, tmo, 0L);
+            }
         } catch (Throwable t) {
             throw LibC.rethrow(t);
         }

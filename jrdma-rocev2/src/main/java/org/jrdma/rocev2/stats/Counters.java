@@ -114,8 +114,13 @@ public final class Counters implements HardwareCounters {
     public static final int GSI_DROP_HANDLER_ERROR = GSI_SENT_MADS + 13;
     /** QP1 drop: a datagram for QPN 1 in a process that does not own QP1 (slot 0) of the device. */
     public static final int GSI_DROP_NOT_OWNER = GSI_SENT_MADS + 14;
+    /**
+     * Tail-loss probes (issue 14): the requester sent its last packet again because no response came
+     * for a few round trips, before the ACK timer.
+     */
+    public static final int TAIL_LOSS_PROBES = GSI_DROP_NOT_OWNER + 1;
     /** Number of counters. */
-    public static final int COUNT = GSI_DROP_NOT_OWNER + 1;
+    public static final int COUNT = TAIL_LOSS_PROBES + 1;
 
     private static final String[] NAMES = new String[COUNT];
     private static final VarHandle AA = MethodHandles.arrayElementVarHandle(long[].class);
@@ -138,6 +143,7 @@ public final class Counters implements HardwareCounters {
             "gsi_drop_bad_base_version", "gsi_drop_smi_class", "gsi_drop_bad_cm_method", "gsi_drop_unsolicited",
             "gsi_drop_no_agent", "gsi_drop_handler_error", "gsi_drop_not_owner"};
         System.arraycopy(gsi, 0, NAMES, GSI_SENT_MADS, gsi.length);
+        NAMES[TAIL_LOSS_PROBES] = "tail_loss_probes";
     }
 
     private static final List<String> NAME_LIST;

@@ -56,6 +56,11 @@ final class Completer {
         ACK_TIMEOUT,
         /** The RNR wait is over: resend. */
         RNR_WAIT_DONE,
+        /**
+         * No response for a few round trips while requests are outstanding (jrdma, issue 14; rxe
+         * has no such step): send the last packet sent again, with AckReq, before the ACK timer.
+         */
+        TAIL_PROBE,
         /** Complete the head WQE with {@link #status} and move the QP to ERR. */
         ERROR,
         /** Done with the packet or the timer. */
@@ -98,6 +103,24 @@ final class Completer {
     private long retransmitDeadline;
     /** End of an RNR wait, ns, 0 when none. */
     private long rnrDeadline;
+    /**
+     * Deadline of the tail-loss probe, ns, 0 when off: armed with the retransmission timer, a few
+     * smoothed round trips ahead ({@link #probeDelayNanos}), at most once per arming.
+     */
+    private long probeDeadline;
+    /** Smoothed round trip from a request with AckReq to the response covering it, ns; 0 before the first sample. */
+    private long srttNanos;
+    /** The RTT sample in flight: responses beyond {@link #samplePsn} end it; false when none (or a retry voided it). */
+    private boolean sampling;
+    private int samplePsn;
+    private long sampleSentNanos;
+    /** Whether tail-loss probes run ({@code -Djrdma.tailProbe=false} turns them off, to measure against). */
+    static final boolean TAIL_PROBES = Boolean.parseBoolean(System.getProperty("jrdma.tailProbe", "true"));
+    /**
+     * The shortest probe delay, ns: about the timer wheel's tick (1.05 ms), below which it makes no
+     * difference; a probe sent early (a thread stalled on a loaded machine) costs one packet.
+     */
+    static final long MIN_PROBE_NANOS = 1_000_000;
     /**
      * A retry started by a NAK or an out-of-sequence response is under way: further NAKs and gaps
      * (caused by packets that were in flight before the rewind) start no new one until something
@@ -150,17 +173,33 @@ final class Completer {
         }
     }
 
+    /**
+     * The requester sent packets up to {@code lastPsn} (new ones, or a go-back-N's): when no round-trip
+     * sample is in flight and these are new, they start one (Karn's rule: a retry voids it).
+     */
+    void sent(int lastPsn, boolean fresh) {
+        if (!sampling && fresh) {
+            sampling = true;
+            samplePsn = lastPsn;
+            sampleSentNanos = System.nanoTime();
+        }
+    }
+
     /** The QP left RTS (ERR, RESET): no timer runs. */
     void stopTimers() {
         retransmitDeadline = 0;
         rnrDeadline = 0;
+        probeDeadline = 0;
+        sampling = false;
         qp.timerChanged();
     }
 
-    /** The earliest deadline (retransmission, RNR wait), System.nanoTime ns, 0 when no timer runs. */
+    /** The earliest deadline (retransmission, RNR wait, tail probe), System.nanoTime ns, 0 when no timer runs. */
     long nextDeadline() {
-        long a = retransmitDeadline;
-        long b = rnrDeadline;
+        return earliest(earliest(retransmitDeadline, rnrDeadline), probeDeadline);
+    }
+
+    private static long earliest(long a, long b) {
         if (a == 0) {
             return b;
         }
@@ -168,6 +207,20 @@ final class Completer {
             return a;
         }
         return a - b <= 0 ? a : b;
+    }
+
+    /**
+     * How long after the last progress the tail-loss probe goes: four smoothed round trips, at least
+     * {@link #MIN_PROBE_NANOS}, at most half the ACK timeout.
+     */
+    long probeDelayNanos(long ackTimeoutNanos) {
+        long d = Math.max(MIN_PROBE_NANOS, 4 * srttNanos);
+        return Math.min(d, ackTimeoutNanos / 2);
+    }
+
+    /** The smoothed round trip, ns (0 before the first sample). */
+    long srttNanos() {
+        return srttNanos;
     }
 
     // ------------------------------------------------------------------ the state machine
@@ -185,6 +238,8 @@ final class Completer {
             run(State.RNR_WAIT_DONE);
         } else if (retransmitDeadline != 0 && now - retransmitDeadline >= 0) {
             run(State.ACK_TIMEOUT);
+        } else if (probeDeadline != 0 && now - probeDeadline >= 0) {
+            run(State.TAIL_PROBE);
         }
     }
 
@@ -219,6 +274,7 @@ final class Completer {
             }
             case RNR_RETRY -> rnrRetry();
             case ACK_TIMEOUT -> ackTimeout();
+            case TAIL_PROBE -> tailProbe();
             case RNR_WAIT_DONE -> {
                 rnrDeadline = 0;
                 qp.timerChanged();
@@ -432,6 +488,33 @@ final class Completer {
         return State.DONE;
     }
 
+    /**
+     * The tail-loss probe (issue 14; TCP's, RFC 8985 §7, in go-back-N terms): requests are
+     * outstanding and no response came for {@link #probeDelayNanos} — the last packets or the last
+     * ACK were lost, so no later packet will make the responder NAK and only the ACK timer would
+     * recover. The requester sends its last packet again with AckReq ({@link Requester#probe}): a
+     * responder that has it answers the duplicate with an ACK of everything it has (rxe
+     * {@code duplicate_request}), one that misses packets before it answers with a sequence NAK
+     * ({@code check_psn}), which goes back at once. Counted in {@code tail_loss_probes}, not against
+     * retry_cnt: the ACK timer runs on unchanged, so a peer that never answers still ends in
+     * RETRY_EXC_ERR after the same timeouts. Once per arming of the timer, only once a round trip was
+     * measured (a peer that never answered gets none), not while a retry is under way or after a
+     * timeout until progress, and only for a SEND or WRITE (a READ's or atomic's responses are
+     * asked again by the gap they leave or the timer).
+     */
+    private State tailProbe() {
+        probeDeadline = 0;
+        qp.timerChanged();
+        if (rnrDeadline != 0 || !anyOutstanding() || startedRetry || retriesLeft != qp.retryCnt()
+                || !qp.requester.lastSentIsSendOrWrite()) {
+            return State.DONE; // a retry is under way, or the last request is a READ or atomic: the timer decides
+        }
+        qp.counters().incrementAtomic(Counters.TAIL_LOSS_PROBES);
+        sampling = false;
+        qp.requester.probe();
+        return State.DONE;
+    }
+
     private State ackTimeout() {
         qp.counters().incrementAtomic(Counters.COMPLETER_RETRY_ERR);
         if (qp.sqHead() == qp.requester.nextWqe() && !anyOutstanding()) {
@@ -484,6 +567,11 @@ final class Completer {
         }
         if (Psn.diff(candidate, ackedPsn) > 0) {
             ackedPsn = candidate;
+            if (sampling && Psn.diff(candidate, samplePsn) > 0) { // the sample is answered: a round trip
+                sampling = false;
+                long rtt = System.nanoTime() - sampleSentNanos;
+                srttNanos = srttNanos == 0 ? rtt : srttNanos + (rtt - srttNanos) / 8;
+            }
         }
     }
 
@@ -538,6 +626,7 @@ final class Completer {
             retriesLeft--;
         }
         startedRetry = true;
+        sampling = false; // Karn: a response now may answer the first sending or the second
         qp.counters().incrementAtomic(Counters.RETRANSMITS);
         qp.requester.rewindTo(psn);
         qp.requester.run();
@@ -566,11 +655,14 @@ final class Completer {
         }
         if (qp.sqHead() == qp.requester.nextWqe() && (qp.sqHead() == qp.sqTail() || !anySent())) {
             retransmitDeadline = 0;
+            probeDeadline = 0;
             qp.timerChanged();
             return;
         }
         long t = qp.timeoutNanos();
-        retransmitDeadline = t == 0 ? 0 : System.nanoTime() + t;
+        long now = System.nanoTime();
+        retransmitDeadline = t == 0 ? 0 : now + t;
+        probeDeadline = t == 0 || !TAIL_PROBES || srttNanos == 0 ? 0 : now + probeDelayNanos(t);
         qp.timerChanged();
     }
 

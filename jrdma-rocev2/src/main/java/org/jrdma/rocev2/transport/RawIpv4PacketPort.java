@@ -48,9 +48,12 @@ public final class RawIpv4PacketPort implements SharedPort {
     private final PacketBuffer rxScratch = PacketBuffer.allocate(65536 + HEADERS);
     /** Per sending thread: headers + packets of a train, and their descriptors (created at its first train). */
     private final ThreadLocal<TrainScratch> trainScratch = ThreadLocal.withInitial(() -> new TrainScratch(RxeQp.MAX_PACKET));
-    /** Whole datagrams of a burst and their descriptors (receiving thread only; created at the first burst). */
-    private PacketBuffer[] rxBurstScratch;
-    private org.jrdma.rocev2.net.UdpBatch rxBatch;
+    /**
+     * Whole datagrams of a burst and their descriptors, cut into packets (receiving thread only;
+     * created at the first receive): a UDP-mode jrdma peer's GSO train arrives whole on loopback
+     * ({@link GroReceiver#trainSegmentSize}).
+     */
+    private GroReceiver rxTrains;
     private long parsedIdFlags;
 
     private static final class TrainScratch {
@@ -217,6 +220,14 @@ public final class RawIpv4PacketPort implements SharedPort {
 
     @Override
     public int receive(PacketBuffer buf, SockAddr from) {
+        GroReceiver t = trains();
+        if (t.pending()) {
+            int n = t.next(buf, from);
+            if (n != 0) {
+                lastIdFlags = t.lastIpv4IdAndFlags();
+                return n;
+            }
+        }
         for (;;) {
             int n = receiver.receive(rxScratch.seg, 0, rxScratch.capacity(), rawFrom);
             if (n <= 0) {
@@ -228,39 +239,76 @@ public final class RawIpv4PacketPort implements SharedPort {
             }
             if (payload >= 0) {
                 lastIdFlags = parsedIdFlags;
+                int seg = fromThisHost(from.ipv4()) ? GroReceiver.trainSegmentSize(buf.seg, 0, payload) : payload;
+                if (seg < payload) { // a GSO train on loopback: the first packet now, the others next
+                    t.keepRest(buf, payload, seg, from, parsedIdFlags);
+                    return seg;
+                }
             }
             return payload;
         }
     }
 
-    /** One {@code recvmmsg(2)} of whole datagrams; each one's UDP payload is copied into its slot. */
+    private GroReceiver trains() {
+        GroReceiver t = rxTrains;
+        if (t == null) {
+            t = new GroReceiver();
+            rxTrains = t;
+        }
+        return t;
+    }
+
+    /**
+     * One {@code recvmmsg(2)} of whole datagrams (up to {@link GroReceiver#SLOTS}), each one's UDP
+     * payload (each packet of a train that arrived whole) copied into a slot; what does not fit
+     * comes with the next call.
+     */
     @Override
     public int receiveBurst(PacketBurst burst) {
-        int cap = burst.capacity();
-        if (rxBatch == null || rxBurstScratch.length != cap) { // the first burst (a device has one)
-            rxBurstScratch = new PacketBuffer[cap];
-            rxBatch = new org.jrdma.rocev2.net.UdpBatch(cap);
-            for (int i = 0; i < cap; i++) {
-                rxBurstScratch[i] = PacketBuffer.allocate(burst.slotBytes() + 60 + UdpHeader.LENGTH);
-                rxBatch.setReceive(i, rxBurstScratch[i].seg, 0, rxBurstScratch[i].capacity());
+        GroReceiver t = trains();
+        if (!t.pending()) {
+            org.jrdma.rocev2.net.UdpBatch b = t.batch();
+            int n = receiver.receiveBatch(b, GroReceiver.SLOTS);
+            if (n < 0) {
+                burst.set(0, n, -1);
+                return 1;
             }
-        }
-        int n = receiver.receiveBatch(rxBatch, cap);
-        if (n < 0) {
-            burst.set(0, n, -1);
-            return 1;
-        }
-        int j = 0;
-        for (int i = 0; i < n; i++) {
-            int len = rxBatch.truncated(i) ? -1 : rxBatch.length(i);
-            int payload = len < 0 ? -1 : parse(rxBurstScratch[i].seg, len, burst.buffer(j), burst.from(j));
-            if (payload == OTHER) {
-                continue;
+            for (int i = 0; i < n; i++) {
+                MemorySegment s = t.buffer(i).seg;
+                int len = b.truncated(i) ? -1 : b.length(i);
+                int ihl = len < 0 ? 0 : Ipv4Header.headerLength(s, 0);
+                if (len < 0) {
+                    t.set(i, 0, -1, -1, -1, rawFrom);
+                } else if (len < ihl + UdpHeader.LENGTH || Ipv4Header.destination(s, 0) != localAddress
+                        || UdpHeader.destinationPort(s, ihl) != udpPort) {
+                    t.set(i, 0, GroReceiver.SKIP, 0, -1, rawFrom); // another address's traffic on the same host: skipped
+                } else {
+                    int payload = Math.min(UdpHeader.length(s, ihl), len - ihl) - UdpHeader.LENGTH;
+                    rawFrom.setIpv4(Ipv4Header.source(s, 0), UdpHeader.sourcePort(s, ihl));
+                    int at = ihl + UdpHeader.LENGTH;
+                    int seg = payload <= 0 || !fromThisHost(rawFrom.ipv4()) ? payload
+                            : GroReceiver.trainSegmentSize(s, at, payload);
+                    t.set(i, at, payload < 0 ? -1 : payload, seg, idFlags(s), rawFrom);
+                }
             }
-            burst.set(j, payload, payload >= 0 ? parsedIdFlags : -1);
-            j++;
+            t.filled(n);
         }
-        return j;
+        return t.drainInto(burst, 0);
+    }
+
+    /**
+     * Whether a datagram from {@code source} may be a GSO train that arrived whole: only one sent on
+     * this host (a loopback address, or this port's own) reaches a raw socket before the kernel
+     * cuts it ({@link GroReceiver#trainSegmentSize}).
+     */
+    private boolean fromThisHost(int source) {
+        return (source >>> 24) == 127 || source == localAddress;
+    }
+
+    private static long idFlags(MemorySegment s) {
+        return ((long) Ipv4Header.identification(s, 0) << 16)
+                | (Short.toUnsignedInt(s.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(
+                        java.nio.ByteOrder.BIG_ENDIAN), 6)));
     }
 
     /** {@link #parse}'s answer for a datagram to another address or port of this host. */

@@ -1,10 +1,12 @@
 package org.jrdma.rocev2.transport;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
 import org.jrdma.rocev2.wire.Deth;
 import org.jrdma.rocev2.wire.Feth;
+import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.Ieth;
 import org.jrdma.rocev2.wire.ImmDt;
 import org.jrdma.rocev2.wire.Opcode;
@@ -69,6 +71,7 @@ final class Requester {
     }
 
     private final RxeQp qp;
+    /** A UD QP's datagram buffer (RC and UC packets are written into the sending thread's train). */
     private final PacketBuffer tx;
     private final Bth bth = new Bth();
     private final Reth reth = new Reth();
@@ -90,10 +93,14 @@ final class Requester {
     private int noAckPackets;
     /** The WQE being handled by the current {@link #run}. */
     private RxeSendWqe w;
+    /** The next packet asks for an ACK whatever its place: a tail-loss probe ({@link #probe}). */
+    private boolean forceAckReq;
+    /** The sending thread's train during a {@link #run}: RC and UC packets leave in it when the run ends (issue 14). */
+    private PacketTrain train;
 
     Requester(RxeQp qp) {
         this.qp = qp;
-        this.tx = PacketBuffer.allocate(RxeQp.MAX_PACKET);
+        this.tx = qp.type() == QpType.UD ? PacketBuffer.allocate(RxeQp.MAX_PACKET) : null;
     }
 
     /** RTS: send from {@code sqPsn}, starting with the WQE at {@code sqHead}. */
@@ -132,15 +139,66 @@ final class Requester {
 
     /** Sends what the window, the rd_atomic limit and fences allow. */
     void run() {
-        State s = State.NEXT_WQE;
-        while (!isResting(s)) {
-            State n = step(s);
-            if (debug) {
-                LOG.debug("QP 0x{} req: {} -> {} psn {}", Integer.toHexString(qp.qpn()), s, n, psn);
+        PacketTrain outer = train;
+        train = PacketTrain.forThread();
+        try {
+            State s = State.NEXT_WQE;
+            while (!isResting(s)) {
+                State n = step(s);
+                if (debug) {
+                    LOG.debug("QP 0x{} req: {} -> {} psn {}", Integer.toHexString(qp.qpn()), s, n, psn);
+                }
+                s = n;
             }
-            s = n;
+        } finally {
+            w = null;
+            forceAckReq = false;
+            boolean sent = train.count() > 0;
+            qp.flushTrain(train); // what this run laid in the train leaves now, in PSN order
+            train = outer;
+            if (sent && qp.type() == QpType.RC) {
+                qp.completer.sent(Psn.add(psn, -1), Psn.diff(psn, sentLimit) >= 0);
+            }
         }
-        w = null;
+    }
+
+    /**
+     * The tail-loss probe ({@link Completer}): sends the last packet sent again, with AckReq (a
+     * go-back-N from its PSN, so a READ asks again for what has not arrived), and what the window
+     * then allows.
+     */
+    /** Whether the last packet sent belongs to a SEND or WRITE (not a READ, atomic, FLUSH, ATOMIC WRITE). */
+    boolean lastSentIsSendOrWrite() {
+        if (next != qp.sqTail()) {
+            RxeSendWqe e = qp.sqEntry(next);
+            if (e.wqeState == RxeSendWqe.SENDING && !e.opcode.isReadOrAtomic() && e.sentBytes > 0) {
+                return true; // partly sent (the window is full)
+            }
+        }
+        if (next == qp.sqHead()) {
+            return false;
+        }
+        RxeSendWqe e = qp.sqEntry(next - 1);
+        return e.wqeState == RxeSendWqe.SENT && !e.opcode.isReadOrAtomic();
+    }
+
+    void probe() {
+        rewindTo(Psn.add(psn, -1));
+        forceAckReq = true;
+        run();
+    }
+
+    /**
+     * The offset in the train's buffer where the next packet, of {@code length} bytes with its
+     * ICRC, is to be written; sends the train first when the packet does not fit it.
+     */
+    private int place(int length) {
+        int at = train.reserve(length);
+        if (at < 0) {
+            qp.flushTrain(train);
+            at = train.reserve(length);
+        }
+        return at;
     }
 
     private static boolean isResting(State s) {
@@ -360,34 +418,38 @@ final class Requester {
         int op = opcodeFor(first, last);
         int hdr = Opcode.headerLength(op);
         int pad = (-payload) & 3;
-        boolean ackReq = qp.type() == QpType.RC && (last || ++noAckPackets >= MAX_PKT_PER_ACK);
+        boolean ackReq = qp.type() == QpType.RC && (last || ++noAckPackets >= MAX_PKT_PER_ACK || forceAckReq);
+        forceAckReq = false;
         if (ackReq) {
             noAckPackets = 0;
         }
         // the solicited event goes with the last packet of a SEND or of a WRITE with immediate
         boolean se = last && (w.sendFlags & SendFlags.SOLICITED) != 0
                 && (Opcode.has(op, Opcode.OP_SEND) || Opcode.has(op, Opcode.IMM_DT));
-        writeBth(op, se, pad, ackReq, psn, qp.destQpn());
+        int length = hdr + payload + pad + Icrc.LENGTH;
+        int at = place(length);
+        MemorySegment seg = train.buffer().seg;
+        writeBth(seg, at, op, se, pad, ackReq, psn, qp.destQpn());
         if (Opcode.has(op, Opcode.RETH)) {
-            reth.wrap(tx.seg, Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
+            reth.wrap(seg, at + Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
         }
         if (Opcode.has(op, Opcode.IMM_DT)) {
-            immDt.wrap(tx.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
+            immDt.wrap(seg, at + Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
         }
         if (Opcode.has(op, Opcode.IETH)) {
-            ieth.wrap(tx.seg, Opcode.offset(op, Opcode.IETH)).rkey(w.invalidateRkey);
+            ieth.wrap(seg, at + Opcode.offset(op, Opcode.IETH)).rkey(w.invalidateRkey);
         }
-        qp.gatherPayload(w, w.sentBytes, tx.seg, hdr, payload);
-        zeroPad(hdr + payload, pad);
-        qp.transmit(tx, hdr + payload + pad);
+        qp.gatherPayload(w, w.sentBytes, seg, at + hdr, payload);
+        zeroPad(seg, at + hdr + payload, pad);
+        train.commit(length);
         w.sentBytes += payload;
         advance(1);
         return w.sentBytes >= w.length ? State.WQE_SENT : State.CHECK_WINDOW;
     }
 
-    private void zeroPad(int at, int pad) {
+    private static void zeroPad(MemorySegment seg, int at, int pad) {
         for (int i = 0; i < pad; i++) {
-            tx.seg.set(ValueLayout.JAVA_BYTE, at + i, (byte) 0);
+            seg.set(ValueLayout.JAVA_BYTE, at + i, (byte) 0);
         }
     }
 
@@ -405,7 +467,7 @@ final class Requester {
         int payload = (int) w.length;
         int hdr = Opcode.headerLength(op);
         int pad = (-payload) & 3;
-        writeBth(op, (w.sendFlags & SendFlags.SOLICITED) != 0, pad, false, psn, w.remoteQpn);
+        writeBth(tx.seg, 0, op, (w.sendFlags & SendFlags.SOLICITED) != 0, pad, false, psn, w.remoteQpn);
         // a Q_Key with the high bit set means "use the QP's own Q_Key" (IBTA Vol 1 §10.2.5)
         int qkey = w.remoteQkey < 0 ? qp.qkey() : w.remoteQkey;
         deth.wrap(tx.seg, Opcode.offset(op, Opcode.DETH)).qkey(qkey).srcQpn(qp.qpn());
@@ -413,7 +475,7 @@ final class Requester {
             immDt.wrap(tx.seg, Opcode.offset(op, Opcode.IMM_DT)).immDt(w.immData);
         }
         qp.gatherPayload(w, 0, tx.seg, hdr, payload);
-        zeroPad(hdr + payload, pad);
+        zeroPad(tx.seg, hdr + payload, pad);
         qp.transmitDatagram(tx, hdr + payload + pad, w);
         w.sentBytes = w.length;
         advance(1);
@@ -436,19 +498,22 @@ final class Requester {
             sendPlacement(op);
             return;
         }
-        writeBth(op, false, 0, true, psn, qp.destQpn());
+        int length = Opcode.headerLength(op) + Icrc.LENGTH;
+        int at = place(length);
+        MemorySegment seg = train.buffer().seg;
+        writeBth(seg, at, op, false, 0, true, psn, qp.destQpn());
         if (Opcode.has(op, Opcode.RETH)) {
             long startByte = w.readBytes;
-            reth.wrap(tx.seg, Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr + startByte).rkey(w.rkey)
+            reth.wrap(seg, at + Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr + startByte).rkey(w.rkey)
                     .dmaLength((int) (w.length - startByte));
         }
         if (Opcode.has(op, Opcode.ATOMIC_ETH)) {
             // CmpSwap carries swap and compare; FetchAdd carries the addend in the swap/add field
             boolean cas = op == Opcode.RC_COMPARE_SWAP;
-            atomicEth.wrap(tx.seg, Opcode.offset(op, Opcode.ATOMIC_ETH)).va(w.remoteAddr).rkey(w.rkey)
+            atomicEth.wrap(seg, at + Opcode.offset(op, Opcode.ATOMIC_ETH)).va(w.remoteAddr).rkey(w.rkey)
                     .swapData(cas ? w.swap : w.compareAdd).compareData(cas ? w.compareAdd : 0);
         }
-        qp.transmit(tx, Opcode.headerLength(op));
+        train.commit(length);
         // a READ occupies one PSN per response packet still expected
         int span = w.opcode == WrOpcode.RDMA_READ ? Psn.diff(w.lastPsn, psn) + 1 : 1;
         advance(span);
@@ -456,23 +521,24 @@ final class Requester {
 
     /** RC FLUSH or RC ATOMIC WRITE: one packet, one PSN, answered by an RDMA READ response Only. */
     private void sendPlacement(int op) {
-        writeBth(op, false, 0, true, psn, qp.destQpn());
-        reth.wrap(tx.seg, Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr).rkey(w.rkey);
-        int len = Opcode.headerLength(op);
+        int len = Opcode.headerLength(op) + (op == Opcode.RC_FLUSH ? 0 : 8);
+        int at = place(len + Icrc.LENGTH);
+        MemorySegment seg = train.buffer().seg;
+        writeBth(seg, at, op, false, 0, true, psn, qp.destQpn());
+        reth.wrap(seg, at + Opcode.offset(op, Opcode.RETH)).va(w.remoteAddr).rkey(w.rkey);
         if (op == Opcode.RC_FLUSH) {
-            feth.wrap(tx.seg, Opcode.offset(op, Opcode.FETH)).set(w.flushType, w.flushLevel);
+            feth.wrap(seg, at + Opcode.offset(op, Opcode.FETH)).set(w.flushType, w.flushLevel);
             reth.dmaLength((int) w.flushLength);
         } else {
             reth.dmaLength(8);
-            tx.seg.set(ValueLayout.JAVA_LONG_UNALIGNED, len, w.atomicWriteValue); // host order, as rxe's memcpy
-            len += 8;
+            seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + Opcode.headerLength(op), w.atomicWriteValue); // host order, as rxe's memcpy
         }
-        qp.transmit(tx, len);
+        train.commit(len + Icrc.LENGTH);
         advance(1);
     }
 
-    private void writeBth(int op, boolean se, int pad, boolean ackReq, int p, int destQpn) {
-        bth.wrap(tx.seg, 0).opcode(op).se(se).migReq(false).padCount(pad).tver(0).pkey(RxeQp.DEFAULT_PKEY)
+    private void writeBth(MemorySegment seg, int at, int op, boolean se, int pad, boolean ackReq, int p, int destQpn) {
+        bth.wrap(seg, at).opcode(op).se(se).migReq(false).padCount(pad).tver(0).pkey(RxeQp.DEFAULT_PKEY)
                 .fecn(false).becn(false).destQpn(destQpn).ackReq(ackReq).psn(p);
     }
 }

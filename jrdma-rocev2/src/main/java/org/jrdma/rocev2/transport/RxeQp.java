@@ -408,6 +408,44 @@ public final class RxeQp implements QpTransport {
         agent.send(buf, len + 4, dst, sport, id);
     }
 
+    /**
+     * Sends the requester's train to the peer (issue 14): computes each packet's ICRC over the IP
+     * and UDP headers it will carry (its source port and, over IPv4, the Identification the port
+     * will write for it, or 0 where the kernel chooses: {@link PacketPort#nextIpv4Ids}) and hands
+     * the whole train to the port at once ({@link PacketPort#sendTrain}: one UDP GSO call, or one
+     * {@code sendmmsg(2)} on the raw port); then empties it. Under the QP's lock.
+     */
+    void flushTrain(PacketTrain train) {
+        int n = train.count();
+        if (n == 0) {
+            return;
+        }
+        PacketBuffer buf = train.buffer();
+        int seg = train.segmentSize();
+        int sport = agent.port().sourcePort(srcPort);
+        int firstId = 0;
+        if (peer.isIpv6()) {
+            for (int i = 0, at = 0; i < n; i++, at += seg) {
+                int len = train.length(i) - Icrc.LENGTH;
+                Icrc.write(buf, at + len, icrc.ipv6(agent.ipv6Hi(), agent.ipv6Lo(), peer.ipv6Hi(), peer.ipv6Lo(), sport,
+                        RoceV2.UDP_PORT, buf, at, len));
+            }
+        } else {
+            firstId = agent.port().nextIpv4Ids(n);
+            for (int i = 0, at = 0; i < n; i++, at += seg) {
+                int len = train.length(i) - Icrc.LENGTH;
+                int id = firstId == 0 ? 0 : (firstId + i) & 0xFFFF;
+                Icrc.write(buf, at + len, icrc.ipv4(agent.ipv4(), peer.ipv4(), id, 0x4000, sport, RoceV2.UDP_PORT,
+                        buf, at, len));
+            }
+        }
+        try {
+            agent.sendTrain(buf, seg, n, train.lastLength(), peer, sport, firstId);
+        } finally {
+            train.clear();
+        }
+    }
+
     /** True when a UD destination GID is of the device's IP version. */
     boolean sameFamily(org.jrdma.verbs.Gid g) {
         return g.isIpv4Mapped() != agent.isIpv6();

@@ -59,11 +59,20 @@ public final class UdpPacketPort implements SharedPort {
     /** The receive descriptors, bound to the slots of {@link #rxBurst} (receiving thread only). */
     private org.jrdma.rocev2.net.UdpBatch rxBatch;
     private PacketBurst rxBurst;
+    /** With UDP_GRO on: cuts the coalesced buffers back into packets (receiving thread only); else null. */
+    private final GroReceiver gro;
+
+    /**
+     * Whether the receive socket asks for UDP_GRO ({@code -Djrdma.gro=false} turns it off, to
+     * measure against one datagram per receive).
+     */
+    static final boolean GRO = Boolean.parseBoolean(System.getProperty("jrdma.gro", "true"));
 
     private UdpPacketPort(UdpSocket socket, java.net.InetAddress address, boolean perFlowPorts) {
         this.socket = socket;
         this.address = address;
         this.perFlowPorts = perFlowPorts;
+        this.gro = socket.groEnabled() ? new GroReceiver() : null;
     }
 
     /**
@@ -73,7 +82,7 @@ public final class UdpPacketPort implements SharedPort {
      */
     public static UdpPacketPort open(InetAddress address, int port, boolean perFlow) {
         UdpSocket s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
-                .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20).reusePort(true));
+                .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20).reusePort(true).gro(GRO));
         return new UdpPacketPort(s, address, perFlow);
     }
 
@@ -240,9 +249,23 @@ public final class UdpPacketPort implements SharedPort {
         return socket.supportsGso();
     }
 
-    /** One {@code recvmmsg(2)}; the source addresses are copied into the burst's slots. */
+    /**
+     * One {@code recvmmsg(2)}; the source addresses are copied into the burst's slots. With GRO,
+     * the packets of the coalesced buffers of one {@code recvmmsg(2)}, cut apart ({@link GroReceiver}),
+     * as many as the burst holds; the rest come with the next call.
+     */
     @Override
     public int receiveBurst(PacketBurst burst) {
+        if (gro != null) {
+            if (!gro.pending()) {
+                int r = gro.receive(socket);
+                if (r < 0) { // a pending ICMP error: report it as one dropped datagram
+                    burst.set(0, r, -1);
+                    return 1;
+                }
+            }
+            return gro.drainInto(burst, 0);
+        }
         org.jrdma.rocev2.net.UdpBatch b = rxBatch;
         if (rxBurst != burst) { // the first burst (a device has one): bind the descriptors to its slots
             b = new org.jrdma.rocev2.net.UdpBatch(burst.capacity());
@@ -264,9 +287,25 @@ public final class UdpPacketPort implements SharedPort {
         return n;
     }
 
+    /**
+     * One datagram; with GRO, the next packet of a coalesced buffer: the first arrives in
+     * {@code buf}, the others wait in the {@link GroReceiver} for the next calls.
+     */
     @Override
     public int receive(PacketBuffer buf, SockAddr from) {
-        return socket.receive(buf.seg, 0, buf.capacity(), from);
+        if (gro == null) {
+            return socket.receive(buf.seg, 0, buf.capacity(), from);
+        }
+        if (gro.pending()) {
+            return gro.next(buf, from);
+        }
+        int n = socket.receive(buf.seg, 0, buf.capacity(), from);
+        int seg = socket.receivedSegmentSize();
+        if (n > 0 && seg > 0 && seg < n) {
+            gro.keepRest(buf, n, seg, from, -1);
+            return seg;
+        }
+        return n;
     }
 
     @Override
