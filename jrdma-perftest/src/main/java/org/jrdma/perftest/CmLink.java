@@ -58,6 +58,11 @@ final class CmLink implements OobChannel.Link {
     static final int NUM_OF_RETRIES = 10;
     /** The timeout of {@code rdma_resolve_addr} and {@code rdma_resolve_route} perftest passes, 2000 ms. */
     static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
+    /**
+     * How long a resolution's event may take: jrdma resolves locally, but the first one opens the
+     * device (its sockets, QP1), which takes seconds on a loaded machine.
+     */
+    static final Duration RESOLVE_WAIT = Duration.ofSeconds(30);
     /** How long a connect may wait for its outcome (the CM's own retries end it sooner: UNREACHABLE). */
     static final Duration CONNECT_WAIT = Duration.ofSeconds(120);
     /** How long the end of a run waits for the peer's part of the disconnect (its DREQ or DREP). */
@@ -140,7 +145,7 @@ final class CmLink implements OobChannel.Link {
                     throw new PerftestException("Received " + NUM_OF_RETRIES + " times ADDR_ERROR");
                 }
                 l.id.resolveAddr(src, dst, RESOLVE_TIMEOUT);
-                CmEvent e = l.await(RESOLVE_TIMEOUT.plusSeconds(1), "rdma_resolve_addr");
+                CmEvent e = l.await(RESOLVE_WAIT, "rdma_resolve_addr");
                 if (e.type() == CmEventType.ADDR_ERROR) {
                     continue;
                 }
@@ -148,7 +153,7 @@ final class CmLink implements OobChannel.Link {
                 break;
             }
             l.id.resolveRoute(RESOLVE_TIMEOUT);
-            l.expect(l.await(RESOLVE_TIMEOUT.plusSeconds(1), "rdma_resolve_route"), CmEventType.ROUTE_RESOLVED);
+            l.expect(l.await(RESOLVE_WAIT, "rdma_resolve_route"), CmEventType.ROUTE_RESOLVED);
             return l;
         } catch (VerbsException e) {
             l.close();
