@@ -84,10 +84,14 @@ final class ImmOverCm {
     private CmId id;
     private boolean disconnected;
 
-    ImmOverCm(PrintStream out, String ibDev, int port) {
+    private final boolean verbose;
+
+    /** @param verbose also print when the server listens ({@code listening on ADDR port N}; a jrdma addition) */
+    ImmOverCm(PrintStream out, String ibDev, int port, boolean verbose) {
         this.out = out;
         this.ibDev = ibDev;
         this.port = port;
+        this.verbose = verbose;
     }
 
     private static QpInitAttr qpAttr(CompletionQueue scq, CompletionQueue rcq) {
@@ -107,6 +111,10 @@ final class ImmOverCm {
             } catch (VerbsException e) {
                 throw new PerftestException("rdma_create_ep/listen on " + local.getHostAddress() + " port " + port + ": "
                         + e.getMessage());
+            }
+            if (verbose) {
+                out.printf("listening on %s port %d%n", local.getHostAddress(), port);
+                out.flush();
             }
             CmEvent req = next(null);
             while (req.type() != CmEventType.CONNECT_REQUEST) {

@@ -93,7 +93,7 @@ public final class ImmPingpong implements Callable<Integer> {
     @Option(names = {"-m", "--mtu"}, paramLabel = "MTU", description = "path MTU: 256 .. 4096 (default: the port's active MTU)")
     Integer mtu;
 
-    @Option(names = {"-v", "--verbose"}, description = "print every receive completion")
+    @Option(names = {"-v", "--verbose"}, description = "print every receive completion (with -R: also when the server listens)")
     boolean verbose;
 
     @Option(names = "--stats-file", paramLabel = "FILE",
@@ -137,7 +137,7 @@ public final class ImmPingpong implements Callable<Integer> {
             if (cmPort < 1 || cmPort > 65535) {
                 throw bad("-p/--port must be between 1 and 65535 (got " + cmPort + ")");
             }
-            ImmOverCm run = new ImmOverCm(out, ibDev, cmPort);
+            ImmOverCm run = new ImmOverCm(out, ibDev, cmPort, verbose);
             return server == null ? run.server() : run.client(server);
         }
         int port = this.port == null ? Params.DEF_PORT : this.port;
