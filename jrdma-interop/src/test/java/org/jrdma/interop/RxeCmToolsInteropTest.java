@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       4.5 resolves its rdma_cm addresses as AF_INET only: {@code rdma_client_connect} and
  *       {@code rdma_cm_get_rdma_address} set {@code ai_family = AF_INET}, so it cannot run -R over IPv6):
  *       both sides exit 0 with a result row for the size and iterations;</li>
- *   <li>the lab's {@code lab-imm} against {@code jrdma imm_pingpong -R}, over IPv4 and IPv6: the
+ *   <li>the lab's {@code lab-imm} against {@code jrdma imm_pingpong -R}, over IPv6: the
  *       server prints lab-imm's five receive lines (opcodes, lengths, immediates, data checked:
  *       {@code captures/logs/rxe-rc-imm.g1.txt}), the client its five completions and the buffer the
  *       server advertised in the REP's private data;</li>
@@ -43,6 +43,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       each way, over IPv4: both print cmatose's lines in order and {@code return status 0}.</li>
  * </ul>
  * UD with {@code -R} (SIDR) is not here: jrdma's CM has no SIDR yet.
+ *
+ * <p>Budget: the class must stay within 5 minutes. A run with the captures and their three checkers
+ * on both captures (the bridge's and jrdma's own) and g1's counters took about 40 s here, one without
+ * them about 20 s; so only {@code ib_write_bw -R}, both ways, is captured and checked (its capture
+ * holds both CM connections, the SEND exchange and the WRITEs), the others are not
+ * ({@link #CAPTURED}); CM captures over IPv4 and IPv6 are checked by {@code RxeRpingInteropTest}
+ * too. lab-imm runs over IPv6 only (IPv4 proven by the perftest runs).
  */
 @Order(6)
 class RxeCmToolsInteropTest {
@@ -51,8 +58,21 @@ class RxeCmToolsInteropTest {
     /** A process' limit on either side. */
     static final Duration LIMIT = Duration.ofSeconds(75);
 
+    /** The tool whose runs are captured and checked ({@link Captures}) and whose g1 counters are recorded. */
+    static final String CAPTURED = "ib_write_bw";
+
     private static Lab lab;
     private static String missing;
+
+    /** With the captures and counters ({@code captured}), or only both sides bounded in time. */
+    private static PerftestPair.Result run(String name, int port, PerftestPair.Side server, PerftestPair.Side client,
+            boolean captured) throws IOException, InterruptedException {
+        if (!captured) {
+            lab.ensureGuestsAlive();
+            return PerftestPair.run(name, port, server, client);
+        }
+        return PerftestPair.run(name, port, server, client, lab, "g1");
+    }
 
     @BeforeAll
     static void labAndTools() throws Exception {
@@ -154,7 +174,7 @@ class RxeCmToolsInteropTest {
             server = new PerftestPair.Side(jrdmaCmListener(serverOutput(name), "Waiting for client to connect"),
                     pair.server().command(), pair.server().env(), pair.server().limit());
         }
-        PerftestPair.Result r = PerftestPair.run(name, port, server, pair.client(), lab, "g1");
+        PerftestPair.Result r = run(name, port, server, pair.client(), tool.equals(CAPTURED));
         PerftestPair.assertBothCompleted(r, server, pair.client(), size, ITERATIONS);
     }
 
@@ -178,7 +198,7 @@ class RxeCmToolsInteropTest {
     static final Pattern RECEIVED = Pattern.compile("client: \\S+, server buffer addr=(0x[0-9a-f]+) rkey=(0x[0-9a-f]+)");
 
     @ParameterizedTest(name = "lab-imm over {0}: jrdma imm_pingpong -R {1}")
-    @CsvSource({"IPV4, client", "IPV4, server", "IPV6, client", "IPV6, server"})
+    @CsvSource({"IPV6, client", "IPV6, server"})
     @Timeout(value = 150)
     void labImm(Family family, String jrdmaRole) throws Exception {
         String g1 = family == Family.IPV4 ? lab.get("LAB_G1_ROCE") : "fd77::11";
@@ -197,7 +217,7 @@ class RxeCmToolsInteropTest {
                     jrdma(List.of("imm_pingpong", "-R", "-v", "-d", Tools.JRDMA_DEVICE)), family.env(), LIMIT);
             client = linux(Tools.guest(lab, "g1"), "lab-imm -c " + host);
         }
-        PerftestPair.Result r = PerftestPair.run(name, 7471, server, client, lab, "g1");
+        PerftestPair.Result r = run(name, 7471, server, client, false);
         List<String> problems = new ArrayList<>();
         common(problems, r, server, client);
         List<String> so = lines(r.serverOut(), "recv: ");
@@ -250,7 +270,7 @@ class RxeCmToolsInteropTest {
                     family.env(), LIMIT);
             client = linux(Tools.guest(lab, "g1"), "ucmatose -s " + host + " " + String.join(" ", opts));
         }
-        PerftestPair.Result r = PerftestPair.run(name, port, server, client, lab, "g1");
+        PerftestPair.Result r = run(name, port, server, client, false);
         List<String> problems = new ArrayList<>();
         common(problems, r, server, client);
         List<String> so = r.serverOut().stream().map(String::strip).filter(CMATOSE_SERVER::contains).toList();
