@@ -50,6 +50,9 @@ import picocli.CommandLine.Spec;
  * Even iterations use SEND_WITH_IMM, odd ones RDMA_WRITE_WITH_IMM (into the peer's receive buffer;
  * it consumes a receive WQE and completes as RECV_RDMA_WITH_IMM). Message k carries immediate
  * {@link #imm(int, boolean)} and payload bytes {@code (j + k) & 0xff}.
+ *
+ * <p>With {@code -R} it connects through the CM instead and speaks the lab's {@code lab-imm}
+ * ({@link ImmOverCm}), so that it meets that Linux program in either role.
  */
 @Command(name = "imm_pingpong", sortOptions = false, usageHelpAutoWidth = true,
         description = "RC SEND_WITH_IMM / RDMA_WRITE_WITH_IMM ping-pong with the immediates checked "
@@ -73,8 +76,13 @@ public final class ImmPingpong implements Callable<Integer> {
     @Option(names = {"-x", "--gid-index"}, paramLabel = "IDX", description = "GID index (default: the best GID, IPv4 first)")
     Integer gidIndex;
 
-    @Option(names = {"-p", "--port"}, paramLabel = "PORT", description = "TCP port of the exchange (default 18515)")
-    int port = Params.DEF_PORT;
+    @Option(names = {"-p", "--port"}, paramLabel = "PORT",
+            description = "TCP port of the exchange (default 18515), or with -R the CM's port (default 7471, lab-imm's)")
+    Integer port;
+
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect through the CM and run the lab's lab-imm sequence"
+            + " (SEND_WITH_IMM and RDMA_WRITE_WITH_IMM of 64 and 3000 B, then \"bye!\"), peer-compatible with lab-imm")
+    boolean rdmaCm;
 
     @Option(names = {"-s", "--size"}, paramLabel = "SIZE", description = "message size, bytes (default 64)")
     int size = 64;
@@ -85,7 +93,7 @@ public final class ImmPingpong implements Callable<Integer> {
     @Option(names = {"-m", "--mtu"}, paramLabel = "MTU", description = "path MTU: 256 .. 4096 (default: the port's active MTU)")
     Integer mtu;
 
-    @Option(names = {"-v", "--verbose"}, description = "print every receive completion")
+    @Option(names = {"-v", "--verbose"}, description = "print every receive completion (with -R: also when the server listens)")
     boolean verbose;
 
     @Option(names = "--stats-file", paramLabel = "FILE",
@@ -119,6 +127,20 @@ public final class ImmPingpong implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (rdmaCm) {
+            for (String o : new String[] {"-s", "-n", "-m", "-x"}) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
+                    throw bad(o + " is not used with -R (lab-imm's sequence has fixed sizes and the CM picks the path)");
+                }
+            }
+            int cmPort = port == null ? ImmOverCm.PORT : port;
+            if (cmPort < 1 || cmPort > 65535) {
+                throw bad("-p/--port must be between 1 and 65535 (got " + cmPort + ")");
+            }
+            ImmOverCm run = new ImmOverCm(out, ibDev, cmPort, verbose);
+            return server == null ? run.server() : run.client(server);
+        }
+        int port = this.port == null ? Params.DEF_PORT : this.port;
         if (size < 1 || size > 1 << 24) {
             throw bad("-s/--size must be between 1 and 16777216 bytes (got " + size + ")");
         }

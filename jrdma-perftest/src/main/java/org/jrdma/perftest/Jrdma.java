@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
  * {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_atomic_bw}, {@code ib_atomic_lat}),
  * {@code rc_pingpong} and {@code ud_pingpong} (rdma-core's {@code ibv_rc_pingpong}, {@code ibv_ud_pingpong}),
  * {@code imm_pingpong} (SEND and RDMA WRITE with immediate), {@code rping} (rdmacm-utils' rping over the
- * connection manager), {@code udaddy} (rdma-core's udaddy: UD through the CM's SIDR), {@code devinfo}, {@code stat} (device
+ * connection manager), {@code ucmatose} (rdmacm-utils' ucmatose), {@code udaddy} (rdma-core's udaddy: UD
+ * through the CM's SIDR), {@code devinfo}, {@code stat} (device
  * counters), {@code pcap-check} or {@code fabric} (the fabric model, {@code org.jrdma.fabric}:
  * {@code jrdma fabric run SCENARIO}).
  */
@@ -48,6 +49,7 @@ public final class Jrdma implements Runnable {
         cl.addSubcommand("ud_pingpong", new UdPingpong(out));
         cl.addSubcommand("imm_pingpong", new ImmPingpong(out));
         cl.addSubcommand("rping", new Rping(out, err));
+        cl.addSubcommand("ucmatose", new Ucmatose(out));
         cl.addSubcommand("udaddy", new Udaddy(out, err));
         cl.addSubcommand("devinfo", new DevInfo(out));
         cl.addSubcommand("stat", new Stat(out));

@@ -19,6 +19,9 @@ import java.nio.charset.StandardCharsets;
  * server reads and then writes ({@code ctx_xchg_data_ethernet}, {@code ctx_hand_shake}). Each message
  * goes out in one {@code write} because perftest reads it with one {@code read} of the exact size.
  *
+ * <p>With {@code -R} or {@code -z} the same messages travel as SENDs over an RC connection of the CM
+ * (perftest's {@code ctx_xchg_data_rdma}, {@link CmLink}), in the same order and sizes.
+ *
  * <p>The sequence of a run is: {@link #exchangeVersions}, {@link #exchangeSysData} (page size, cache
  * line), {@link #exchangeMtu}, then {@link #handShake} per QP and as barriers, for BW tests
  * {@link #exchangeBwReport}, and {@link #closeConnection}.
@@ -31,11 +34,29 @@ public final class OobChannel implements Closeable {
     /** The oldest peer version perftest 4.5 accepts ({@code check_version_compatibility}). */
     public static final double MIN_PEER_VERSION = 5.70;
 
-    private final InputStream in;
-    private final OutputStream out;
+    /**
+     * How the exchange's messages travel: perftest's TCP stream, or (rdma_cm mode, {@code -R}/{@code -z})
+     * one SEND per message over an RC connection of the CM ({@link CmLink}).
+     */
+    interface Link extends Closeable {
+        /** Sends one message. @throws PerftestException naming {@code what} when the peer is gone */
+        void write(byte[] b, String what);
+
+        /** Receives one message of {@code b.length} bytes. @throws PerftestException naming {@code what} */
+        void read(byte[] b, String what);
+
+        /** True over the CM: the QP hand-shake is the binary struct, and the close writes no "done". */
+        boolean rdmaCm();
+
+        @Override
+        void close();
+    }
+
+    private final Link link;
     private final boolean client;
-    private final Closeable resource;
     private final String peer;
+    /** The {@code gid_index} the rdma_cm hand-shake carries (0 until {@link #destGidIndex(int)}). */
+    private int destGidIndex;
 
     /**
      * A channel over given streams (tests replay capture bytes through it).
@@ -44,11 +65,23 @@ public final class OobChannel implements Closeable {
      * @param peer   how errors name the peer, e.g. "10.77.0.11:18515"
      */
     public OobChannel(InputStream in, OutputStream out, boolean client, Closeable resource, String peer) {
-        this.in = in;
-        this.out = out;
+        this(new StreamLink(in, out, resource, peer), client, peer);
+    }
+
+    /**
+     * A channel over {@code link} (the rdma_cm exchange of {@code -R}/{@code -z}: {@link CmLink}).
+     *
+     * @param client true for the side that writes first
+     */
+    OobChannel(Link link, boolean client, String peer) {
+        this.link = link;
         this.client = client;
-        this.resource = resource;
         this.peer = peer;
+    }
+
+    /** The {@code gid_index} field of the rdma_cm hand-shake's struct from now on (perftest's {@code my_dest->gid_index}). */
+    void destGidIndex(int gidIndex) {
+        this.destGidIndex = gidIndex;
     }
 
     /**
@@ -192,8 +225,14 @@ public final class OobChannel implements Closeable {
         }
     }
 
-    /** {@code ctx_hand_shake}: sends this side's QP data and returns the peer's. */
+    /**
+     * {@code ctx_hand_shake}: sends this side's QP data and returns the peer's (over TCP the ASCII
+     * message of {@link Dest#encode}, over rdma_cm the struct of {@link Dest#encodeStruct}).
+     */
     public Dest handShake(Dest mine) {
+        if (link.rdmaCm()) {
+            return Dest.decodeStruct(exchange(mine.encodeStruct(destGidIndex), "QP hand-shake"));
+        }
         return Dest.decode(exchange(mine.encode(), "QP hand-shake"));
     }
 
@@ -211,41 +250,80 @@ public final class OobChannel implements Closeable {
     }
 
     /**
-     * {@code ctx_close_connection}: a last hand-shake, then "done\0" written (not read: both sides
-     * write it), then the socket is closed.
+     * {@code ctx_close_connection}: a last hand-shake, then over TCP "done\0" written (not read: both
+     * sides write it) and the socket closed; over rdma_cm only the hand-shake (the connections are
+     * torn down afterwards, data QPs first).
      */
     public void closeConnection(Dest mine) {
         handShake(mine);
+        if (link.rdmaCm()) {
+            return;
+        }
         write("done\0".getBytes(StandardCharsets.US_ASCII), "close");
         close();
     }
 
     @Override
     public void close() {
-        closeQuietly(resource);
+        link.close();
     }
 
     private void write(byte[] b, String what) {
-        try {
-            out.write(b);
-            out.flush();
-        } catch (IOException e) {
-            throw new PerftestException("lost the connection to " + peer + " during the " + what + ": " + reason(e));
-        }
+        link.write(b, what);
     }
 
     private void read(byte[] b, String what) {
-        try {
-            int n = 0;
-            while (n < b.length) {
-                int r = in.read(b, n, b.length - n);
-                if (r < 0) {
-                    throw new EOFException("peer closed the connection");
-                }
-                n += r;
+        link.read(b, what);
+    }
+
+    /** perftest's TCP exchange: each message one {@code write}, read back to its exact length. */
+    private static final class StreamLink implements Link {
+        private final InputStream in;
+        private final OutputStream out;
+        private final Closeable resource;
+        private final String peer;
+
+        StreamLink(InputStream in, OutputStream out, Closeable resource, String peer) {
+            this.in = in;
+            this.out = out;
+            this.resource = resource;
+            this.peer = peer;
+        }
+
+        @Override
+        public void write(byte[] b, String what) {
+            try {
+                out.write(b);
+                out.flush();
+            } catch (IOException e) {
+                throw new PerftestException("lost the connection to " + peer + " during the " + what + ": " + reason(e));
             }
-        } catch (IOException e) {
-            throw new PerftestException("lost the connection to " + peer + " during the " + what + ": " + reason(e));
+        }
+
+        @Override
+        public void read(byte[] b, String what) {
+            try {
+                int n = 0;
+                while (n < b.length) {
+                    int r = in.read(b, n, b.length - n);
+                    if (r < 0) {
+                        throw new EOFException("peer closed the connection");
+                    }
+                    n += r;
+                }
+            } catch (IOException e) {
+                throw new PerftestException("lost the connection to " + peer + " during the " + what + ": " + reason(e));
+            }
+        }
+
+        @Override
+        public boolean rdmaCm() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(resource);
         }
     }
 

@@ -100,6 +100,18 @@ public final class Params {
     /** {@code --stats-file}: where the device counters go ({@link StatsFile}), or null for the default. */
     public String statsFile;
     public String linkType = "Ethernet";
+    /**
+     * {@code -R} (perftest's {@code work_rdma_cm}): the test's QPs are connected through the CM
+     * ({@link CmQps}), and the exchange travels over the CM too.
+     */
+    public boolean rdmaCm;
+    /** {@code -z} (perftest's {@code use_rdma_cm} alone): only the exchange travels over the CM ({@link CmLink}). */
+    public boolean commRdmaCmOnly;
+
+    /** True when the exchange runs over the CM ({@code -R} or {@code -z}: perftest's {@code use_rdma_cm}). */
+    public boolean commRdmaCm() {
+        return rdmaCm || commRdmaCmOnly;
+    }
 
     /** True when the header prints, the address lines print and so on. */
     public boolean full() {

@@ -1,7 +1,10 @@
 package org.jrdma.perftest;
 
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import org.jrdma.verbs.Context;
@@ -35,6 +38,8 @@ public final class Perftest {
     private Dest[] my;
     private Dest[] rem;
     private Plot plot;
+    /** The test's connections through the CM ({@code -R}), else null. */
+    private CmQps cmQps;
 
     public Perftest(Params p, PrintStream stdout) {
         this.p = p;
@@ -52,23 +57,43 @@ public final class Perftest {
             out.out(Printer.RESULT_LINE);
             System.err.println("Setting inline size to " + Params.MAX_INLINE_UD + " (Max inline size in UD)");
         }
-        Context ctx = openDevice(p);
+        CmLink link = null;
+        Context ctx;
+        if (p.commRdmaCm()) {
+            // rdma_cm mode: the device is the one the CM opens for the connection's address
+            link = cmListenOrResolve();
+            ctx = link.verbs();
+            p.ibDev = ctx.device().name();
+        } else {
+            ctx = openDevice(p);
+        }
         res = new Resources(p, ctx);
         StatsFile stats = StatsFile.start(ctx, p.tool, p.statsFile);
         try {
             checkLink(ctx);
             if (p.machine == Params.Machine.SERVER) {
-                ServerSocket ss = OobChannel.listen(p.port);
+                ServerSocket ss = link == null ? OobChannel.listen(p.port) : null;
                 if (p.full()) {
                     out.out(Printer.WAITING);
                 }
                 // listening already (a client's connect waits in the backlog), not yet talking
                 JitWarmUp.run(ctx, p, res.gid);
-                comm = OobChannel.accept(ss);
+                if (link != null) {
+                    link.accept();
+                    comm = new OobChannel(link, false, "the rdma_cm client");
+                } else {
+                    comm = OobChannel.accept(ss);
+                }
             } else {
                 JitWarmUp.run(ctx, p, res.gid);
-                comm = OobChannel.connect(p.serverName, p.port, CONNECT_TIMEOUT_MS);
+                if (link != null) {
+                    link.connect();
+                    comm = new OobChannel(link, true, p.serverName + ":" + p.port);
+                } else {
+                    comm = OobChannel.connect(p.serverName, p.port, CONNECT_TIMEOUT_MS);
+                }
             }
+            link = null; // comm owns it now
             comm.exchangeVersions(OobChannel.VERSION);
             int[] sys = comm.exchangeSysData(p.cycleBuffer, p.cacheLineSize);
             p.cycleBuffer = Math.max(p.cycleBuffer, sys[0]);
@@ -88,7 +113,11 @@ public final class Perftest {
                 }
             }
             res.init();
+            if (p.rdmaCm) {
+                connectThroughCm();
+            }
             my = res.myDests();
+            comm.destGidIndex(p.gidIndex);
             rem = new Dest[p.numQps];
             if (p.full()) {
                 out.out(Printer.testInfo(p, ctx.device().name()));
@@ -118,12 +147,76 @@ public final class Perftest {
             }
             return 0;
         } finally {
+            if (cmQps != null) {
+                cmQps.close(); // the test's connections first, then the exchange's (perftest's destroy_ctx order)
+            }
             if (comm != null) {
                 comm.close();
+            }
+            if (link != null) {
+                link.close();
             }
             stats.close();
             res.close();
         }
+    }
+
+    // ---------------------------------------------------------------- rdma_cm (-R, -z)
+
+    /** The address of this side's device in rdma_cm mode ({@link CmLink#deviceAddress}). */
+    private InetAddress cmLocal;
+
+    /** The server's listener or the client's resolved ID of the exchange's connection. */
+    private CmLink cmListenOrResolve() {
+        cmLocal = CmLink.deviceAddress(p.ibDev);
+        if (p.machine == Params.Machine.SERVER) {
+            return CmLink.listen(new InetSocketAddress(cmLocal, p.port));
+        }
+        return CmLink.resolve(cmSource(), cmServer());
+    }
+
+    /** The client's source: the device's address with {@code -d}, else the routing's choice. */
+    private InetSocketAddress cmSource() {
+        return p.ibDev == null ? null : new InetSocketAddress(cmLocal, 0);
+    }
+
+    private InetSocketAddress cmServer() {
+        try {
+            return new InetSocketAddress(InetAddress.getByName(p.serverName), p.port);
+        } catch (UnknownHostException e) {
+            throw new PerftestException("Problem in resolving basic address and port: cannot resolve '" + p.serverName + "'");
+        }
+    }
+
+    /**
+     * {@code create_rdma_cm_connection}: a zeroed hand-shake, the test's connections ({@link CmQps}), a
+     * zeroed hand-shake. The server listens before the first hand-shake (perftest: after it), so that
+     * the client never meets a port nobody listens on.
+     */
+    private void connectThroughCm() {
+        if (p.machine == Params.Machine.SERVER) {
+            cmQps = CmQps.listen(p, new InetSocketAddress(cmLocal, p.port), System.err);
+            comm.handShake(Dest.zero());
+            cmQps.acceptAll(res);
+        } else {
+            comm.handShake(Dest.zero());
+            cmQps = CmQps.client(p, System.err);
+            cmQps.connectAll(res, cmSource(), cmServer());
+        }
+        comm.handShake(Dest.zero());
+    }
+
+    /** perftest's ctx_connect, unless the CM connected the QPs ({@code -R}): the GID types, then RTR/RTS. */
+    private void connectQps() {
+        if (!p.rdmaCm) {
+            checkGidTypes();
+            res.connect(rem, my);
+        }
+    }
+
+    /** The verb ctx_print_pingpong_data prints for: the exchange's (SEND) over rdma_cm, the test's otherwise. */
+    private Verb printedVerb() {
+        return p.commRdmaCm() ? Verb.SEND : p.verb;
     }
 
     // ---------------------------------------------------------------- device
@@ -273,7 +366,7 @@ public final class Perftest {
     private void printLocal() {
         if (p.full()) {
             for (int q = 0; q < p.numQps; q++) {
-                out.out(Printer.address("local", my[q], p.verb));
+                out.out(Printer.address("local", my[q], printedVerb()));
             }
         }
     }
@@ -283,7 +376,7 @@ public final class Perftest {
         for (int q = 0; q < p.numQps; q++) {
             rem[q] = comm.handShake(my[q]);
             if (p.full()) {
-                out.out(Printer.address("remote", rem[q], p.verb));
+                out.out(Printer.address("remote", rem[q], printedVerb()));
             }
         }
     }
@@ -297,8 +390,7 @@ public final class Perftest {
     /** {@code write_bw.c}, {@code read_bw.c}, {@code atomic_bw.c}. */
     private void rdmaBw() {
         handShakeAll();
-        checkGidTypes();
-        res.connect(rem, my);
+        connectQps();
         printLocal();
         handShakePrintRemote();
         comm.handShake(my[0]); // "an additional handshake is required after moving qp to RTR"
@@ -350,8 +442,7 @@ public final class Perftest {
     private void writeLat() {
         comm.handShake(my[0]);
         handShakeAll();
-        checkGidTypes();
-        res.connect(rem, my);
+        connectQps();
         printLocal();
         handShakePrintRemote();
         comm.handShake(my[0]);
@@ -395,8 +486,7 @@ public final class Perftest {
     private void readAtomicLat() {
         comm.handShake(my[0]);
         handShakeAll();
-        checkGidTypes();
-        res.connect(rem, my);
+        connectQps();
         printLocal();
         handShakePrintRemote();
         comm.handShake(my[0]);
@@ -430,8 +520,7 @@ public final class Perftest {
     /** {@code send_bw.c}. */
     private void sendBw() {
         handShakeAll();
-        checkGidTypes();
-        res.connect(rem, my);
+        connectQps();
         comm.handShake(my[0]);
         printLocal();
         handShakePrintRemote();
@@ -487,8 +576,7 @@ public final class Perftest {
     /** {@code send_lat.c}. */
     private void sendLat() {
         handShakeAll();
-        checkGidTypes();
-        res.connect(rem, my);
+        connectQps();
         comm.handShake(my[0]);
         printLocal();
         handShakePrintRemote();

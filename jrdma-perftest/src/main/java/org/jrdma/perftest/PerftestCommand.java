@@ -115,6 +115,13 @@ public final class PerftestCommand implements Callable<Integer> {
             description = "write the device counters to FILE while running and at exit (see 'jrdma stat')")
     String statsFile;
 
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect the QPs with rdma_cm (jrdma's CM) and run the test on"
+            + " them; the exchange goes over rdma_cm too (RC)")
+    boolean rdmaCm;
+
+    @Option(names = {"-z", "--comm_rdma_cm"}, description = "exchange the QP data over rdma_cm instead of TCP")
+    boolean commRdmaCm;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
@@ -272,6 +279,19 @@ public final class PerftestCommand implements Callable<Integer> {
             }
             p.outReads = range(outs, 1, 65535, "-o/--outs");
         }
+        if (rdmaCm) {
+            // perftest_parameters.c force_dependecies: "UC is not supported in librdmacm"
+            if (p.connection == Params.Connection.UC) {
+                throw bad("UC is not supported in librdmacm (-R)");
+            }
+            if (p.connection == Params.Connection.UD) {
+                // perftest connects UD QPs through SIDR (RDMA_PS_UDP), which org.jrdma.cm does not offer yet
+                throw bad("UD with -R needs rdma_cm's SIDR (port space UDP), which jrdma's CM does not offer yet"
+                        + " (EOPNOTSUPP)");
+            }
+            p.rdmaCm = true;
+        }
+        p.commRdmaCmOnly = commRdmaCm && !rdmaCm;
         try {
             p.resolve();
         } catch (IllegalArgumentException e) {

@@ -89,8 +89,13 @@ public final class Printer {
         } else {
             sb.append(" Outstand reads  : ").append(p.outReads).append('\n');
         }
-        sb.append(" rdma_cm QPs\t : OFF\n");
-        sb.append(" Data ex. method : Ethernet\n");
+        sb.append(" rdma_cm QPs\t : ").append(p.rdmaCm ? "ON" : "OFF").append('\n');
+        sb.append(" Data ex. method : ").append(p.commRdmaCm() ? "rdma_cm" : "Ethernet");
+        if (p.rdmaCm && p.machine == Params.Machine.SERVER) {
+            sb.append('\n').append(RESULT_LINE).append(" Waiting for client rdma_cm QP to connect\n")
+                    .append(" Please run the same command with the IB/RoCE interface IP");
+        }
+        sb.append('\n');
         sb.append(RESULT_LINE);
         return sb.toString();
     }

@@ -108,17 +108,32 @@ final class Resources implements AutoCloseable {
             }
             qp = new QueuePair[p.numQps];
             ah = new AddressHandle[p.numQps];
-            for (int i = 0; i < p.numQps; i++) {
-                QpInitAttr ia = new QpInitAttr().sendCq(sendCq).recvCq(recvCq).qpType(qpType()).srq(srq);
-                ia.cap().maxSendWr(p.txDepth).maxRecvWr(p.verb == Verb.SEND ? p.rxDepth : 1)
-                        .maxSendSge(1).maxRecvSge(1).maxInlineData(Math.max(p.inlineSize, 0));
-                qp[i] = pd.createQp(ia);
-                modifyToInit(qp[i]);
+            if (!p.rdmaCm) {
+                for (int i = 0; i < p.numQps; i++) {
+                    qp[i] = pd.createQp(qpInitAttr());
+                    modifyToInit(qp[i]);
+                }
             }
         } catch (VerbsException e) {
             throw new PerftestException("couldn't create the RDMA resources on " + ctx.device().name() + ": "
                     + e.getMessage());
         }
+    }
+
+    /** {@code create_qp_main}'s attributes: the CQs, the SRQ, the depths, one SGE, the inline size. */
+    private QpInitAttr qpInitAttr() {
+        QpInitAttr ia = new QpInitAttr().sendCq(sendCq).recvCq(recvCq).qpType(qpType()).srq(srq);
+        ia.cap().maxSendWr(p.txDepth).maxRecvWr(p.verb == Verb.SEND ? p.rxDepth : 1)
+                .maxSendSge(1).maxRecvSge(1).maxInlineData(Math.max(p.inlineSize, 0));
+        return ia;
+    }
+
+    /**
+     * {@code -R}: QP {@code i} on the connection's CM ID ({@code rdma_create_qp}, which moves it to
+     * INIT; the CM moves it on to RTR and RTS), replacing one of an earlier, failed attempt.
+     */
+    void createQpOn(org.jrdma.cm.CmId id, int i) {
+        qp[i] = id.createQp(pd, qpInitAttr());
     }
 
     QpType qpType() {
@@ -212,10 +227,40 @@ final class Resources implements AutoCloseable {
         }
     }
 
+    /**
+     * Frees the run's resources. The context is closed unless it is the CM's (rdma_cm mode: the CM
+     * keeps the devices it opened for the life of the process, as librdmacm), whose QPs, MR, CQs and PD
+     * are destroyed one by one instead, before the buffer is freed.
+     */
     @Override
     public void close() {
         try {
-            ctx.close();
+            if (p.commRdmaCm()) {
+                if (qp != null) {
+                    for (QueuePair q : qp) {
+                        if (q != null) {
+                            q.close();
+                        }
+                    }
+                }
+                if (srq != null) {
+                    srq.close();
+                }
+                if (mr != null) {
+                    mr.close();
+                }
+                if (recvCq != null && recvCq != sendCq) {
+                    recvCq.close();
+                }
+                if (sendCq != null) {
+                    sendCq.close();
+                }
+                if (pd != null) {
+                    pd.close();
+                }
+            } else {
+                ctx.close();
+            }
         } catch (RuntimeException ignored) {
             // closing is best effort at exit
         }
