@@ -65,6 +65,12 @@ final class IbvContext implements Context {
     /** The CQs by the id given to libibverbs as their {@code cq_context} (completion events carry it). */
     final ConcurrentHashMap<Long, IbvCq> cqsById = new ConcurrentHashMap<>();
 
+    /** The QPs and CQs by their native address, for the element of an asynchronous event. */
+    private final ConcurrentHashMap<Long, IbvQp> qpsByAddress = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, IbvCq> cqsByAddress = new ConcurrentHashMap<>();
+    /** Serializes the takers of asynchronous events. */
+    private final Object asyncLock = new Object();
+
     final Object lock = new Object();
     // guarded by lock
     private boolean closed;
@@ -428,14 +434,99 @@ final class IbvContext implements Context {
             IbvCq q = new IbvCq(this, cq, id, ch);
             cqs.add(q);
             cqsById.put(id, q);
+            cqsByAddress.put(cq.address(), q);
             return q;
         }
+    }
+
+    // ---------------------------------------------------------------- asynchronous events
+
+    /** {@code ibv_get_async_event(3)}, waiting in 100 ms slices of {@code poll(2)} on the async_fd. */
+    @Override
+    public org.jrdma.verbs.AsyncEvent getAsyncEvent() {
+        org.jrdma.verbs.AsyncEvent e;
+        while ((e = getAsyncEvent(100, java.util.concurrent.TimeUnit.MILLISECONDS)) == null) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new VerbsException(4, "ibv_get_async_event: interrupted"); // EINTR
+            }
+        }
+        return e;
+    }
+
+    /**
+     * {@code poll(2)} on the context's async_fd, then {@code ibv_get_async_event(3)}: the event with the
+     * QP or CQ it names (null when that object is not one of this context's live objects) or its port.
+     */
+    @Override
+    public org.jrdma.verbs.AsyncEvent getAsyncEvent(long timeout, java.util.concurrent.TimeUnit unit) {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        int fd = ctx.get(JAVA_INT, IbvLayouts.CTX_ASYNC_FD_OFF);
+        synchronized (asyncLock) {
+            while (true) {
+                if (closed) {
+                    throw new VerbsException(Errno.ENODEV, "ibv_get_async_event: the context of " + device.name()
+                            + " is closed");
+                }
+                long left = deadline - System.nanoTime();
+                int ms = (int) Math.max(0, Math.min(100, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                if (lib.pollIn(fd, ms)) {
+                    return takeAsyncEvent();
+                }
+                if (left <= 0 || Thread.currentThread().isInterrupted()) {
+                    return null;
+                }
+            }
+        }
+    }
+
+    private org.jrdma.verbs.AsyncEvent takeAsyncEvent() {
+        Arena arena = Arena.ofShared();
+        MemorySegment ev = arena.allocate(IbvLayouts.ASYNC_EVENT);
+        try {
+            lib.getAsyncEvent(ctx, ev);
+        } catch (VerbsException e) {
+            arena.close();
+            throw e;
+        }
+        int value = ev.get(JAVA_INT, offset(IbvLayouts.ASYNC_EVENT, "event_type"));
+        org.jrdma.verbs.AsyncEventType type = null;
+        for (org.jrdma.verbs.AsyncEventType t : org.jrdma.verbs.AsyncEventType.values()) {
+            if (t.value() == value) {
+                type = t;
+            }
+        }
+        if (type == null) {
+            lib.ackAsyncEvent(ev);
+            arena.close();
+            throw new VerbsException(Errno.EPROTO, "ibv_get_async_event: unknown event type " + value);
+        }
+        long element = ev.get(JAVA_LONG, 0);
+        IbvQp qp = null;
+        IbvCq cq = null;
+        int port = 0;
+        switch (type) {
+            case CQ_ERR -> cq = cqsByAddress.get(element);
+            case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
+                 QP_LAST_WQE_REACHED -> qp = qpsByAddress.get(element);
+            case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE ->
+                    port = ev.get(JAVA_INT, 0);
+            default -> {
+            }
+        }
+        if (qp != null) {
+            qp.asyncEvents.taken();
+        }
+        if (cq != null) {
+            cq.asyncEvents.taken();
+        }
+        return new IbvAsyncEvent(this, arena, ev, type, qp, cq, port);
     }
 
     // ---------------------------------------------------------------- bookkeeping (under lock)
 
     void added(IbvQp qp) {
         qps.add(qp);
+        qpsByAddress.put(qp.native_().address(), qp);
     }
 
     void added(IbvAh ah) {
@@ -455,8 +546,11 @@ final class IbvContext implements Context {
             } else if (o instanceof IbvCq cq) {
                 cqs.remove(cq);
                 cqsById.remove(cq.id);
+                cqsByAddress.remove(cq.native_().address());
+            } else if (o instanceof IbvQp qp) {
+                qps.remove(qp);
+                qpsByAddress.remove(qp.native_().address());
             } else {
-                qps.remove(o);
                 ahs.remove(o);
                 channels.remove(o);
                 pds.remove(o);

@@ -46,9 +46,10 @@ final class IbvCq implements CompletionQueue {
     private final MemorySegment wcs;
     private final MemorySegment pollFn;
     private final MemorySegment notifyFn;
-    private final Object eventLock = new Object();
-    private long eventsDelivered; // guarded by eventLock
-    private long eventsAcked;     // guarded by eventLock
+    /** Completion events taken from the channel and acknowledged. */
+    final EventCount compEvents = new EventCount();
+    /** Asynchronous events (CQ_ERR) taken and acknowledged. */
+    final EventCount asyncEvents = new EventCount();
     private boolean closed;       // guarded by this
 
     IbvCq(IbvContext context, MemorySegment cq, long id, IbvCompChannel channel) {
@@ -151,9 +152,7 @@ final class IbvCq implements CompletionQueue {
     }
 
     void eventDelivered() {
-        synchronized (eventLock) {
-            eventsDelivered++;
-        }
+        compEvents.taken();
     }
 
     /** {@code ibv_ack_cq_events(3)}. */
@@ -163,10 +162,7 @@ final class IbvCq implements CompletionQueue {
             throw new VerbsException(Errno.EINVAL, "ibv_ack_cq_events: nevents " + n + " is negative");
         }
         context.lib.ackCqEvents(cq, n);
-        synchronized (eventLock) {
-            eventsAcked += n;
-            eventLock.notifyAll();
-        }
+        compEvents.acked(n);
     }
 
     @Override
@@ -193,28 +189,14 @@ final class IbvCq implements CompletionQueue {
     }
 
     /**
-     * {@code ibv_destroy_cq(3)}. libibverbs waits for every event taken from the channel to be
-     * acknowledged; here the wait is at most one second, then EBUSY (the CQ stays alive), as the soft
-     * providers do.
+     * {@code ibv_destroy_cq(3)}. libibverbs waits for every event taken for the CQ (completion and
+     * asynchronous) to be acknowledged; here the wait is at most one second, then EBUSY (the CQ stays
+     * alive), as the soft providers do ({@link EventCount}).
      */
     @Override
     public void close() {
-        synchronized (eventLock) {
-            long end = System.nanoTime() + 1_000_000_000L;
-            while (eventsAcked < eventsDelivered) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    throw new VerbsException(Errno.EBUSY, "ibv_destroy_cq: " + (eventsDelivered - eventsAcked)
-                            + " completion events are not acknowledged");
-                }
-                try {
-                    eventLock.wait(Math.max(1, left / 1_000_000));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new VerbsException(Errno.EBUSY, "ibv_destroy_cq: interrupted waiting for acknowledgements");
-                }
-            }
-        }
+        compEvents.awaitAcked("ibv_destroy_cq");
+        asyncEvents.awaitAcked("ibv_destroy_cq");
         synchronized (context.lock) {
             synchronized (this) {
                 if (closed) {

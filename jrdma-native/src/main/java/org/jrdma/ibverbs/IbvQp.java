@@ -56,6 +56,8 @@ final class IbvQp implements QueuePair {
     private final MemorySegment postRecvFn;
     private final int qpNum;
     private volatile boolean closed;
+    /** Asynchronous events taken for this QP and acknowledged. */
+    final EventCount asyncEvents = new EventCount();
 
     private IbvQp(IbvPd pd, MemorySegment qp, QpType type, IbvCq sendCq, IbvCq recvCq, int maxSendWr, int maxSendSge,
                   int maxRecvWr, int maxRecvSge) {
@@ -232,9 +234,15 @@ final class IbvQp implements QueuePair {
         }
     }
 
-    /** {@code ibv_destroy_qp(3)}. */
+    /** The {@code struct ibv_qp}. */
+    MemorySegment native_() {
+        return qp;
+    }
+
+    /** {@code ibv_destroy_qp(3)}; EBUSY after a second with asynchronous events of it unacknowledged. */
     @Override
     public void close() {
+        asyncEvents.awaitAcked("ibv_destroy_qp");
         synchronized (pd.context.lock) {
             synchronized (sendLock) {
                 synchronized (recvLock) {

@@ -79,6 +79,8 @@ public final class LibIbverbs {
     private final MethodHandle destroyQp;
     private final MethodHandle createAh;
     private final MethodHandle destroyAh;
+    private final MethodHandle getAsyncEvent;
+    private final MethodHandle ackAsyncEvent;
     private final MethodHandle poll;
 
     /** The symbols the provider needs; {@link AbiCheck} requires each. */
@@ -87,7 +89,8 @@ public final class LibIbverbs {
             "_ibv_query_gid_ex", "ibv_query_pkey", "ibv_get_pkey_index", "ibv_alloc_pd", "ibv_dealloc_pd",
             "ibv_reg_mr", "ibv_dereg_mr", "ibv_create_comp_channel", "ibv_destroy_comp_channel", "ibv_create_cq",
             "ibv_destroy_cq", "ibv_resize_cq", "ibv_get_cq_event", "ibv_ack_cq_events", "ibv_create_qp",
-            "ibv_modify_qp", "ibv_query_qp", "ibv_destroy_qp", "ibv_create_ah", "ibv_destroy_ah");
+            "ibv_modify_qp", "ibv_query_qp", "ibv_destroy_qp", "ibv_create_ah", "ibv_destroy_ah",
+            "ibv_get_async_event", "ibv_ack_async_event");
 
     private LibIbverbs(SymbolLookup lookup, Path file, Set<String> versions) {
         this.lookup = lookup;
@@ -123,6 +126,8 @@ public final class LibIbverbs {
         destroyQp = h("ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
         createAh = h("ibv_create_ah", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
         destroyAh = h("ibv_destroy_ah", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
+        getAsyncEvent = h("ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
+        ackAsyncEvent = h("ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS), false);
         poll = LINKER.downcallHandle(LINKER.defaultLookup().find("poll").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), ERRNO_OPT);
     }
@@ -542,6 +547,31 @@ public final class LibIbverbs {
     /** {@code ibv_destroy_ah(3)}: 0 or the errno. */
     public void destroyAh(MemorySegment ah) {
         intCall("ibv_destroy_ah", destroyAh, ah);
+    }
+
+    /**
+     * {@code ibv_get_async_event(3)} into {@code event} ({@code struct ibv_async_event}); blocks until
+     * the context's async_fd is readable: call it after {@link #pollIn} said so.
+     */
+    public void getAsyncEvent(MemorySegment ctx, MemorySegment event) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cap = a.allocate(CAPTURE);
+            int rc = (int) getAsyncEvent.invokeExact(cap, ctx, event);
+            if (rc != 0) {
+                throw fail("ibv_get_async_event", errno(cap));
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code ibv_ack_async_event(3)}. */
+    public void ackAsyncEvent(MemorySegment event) {
+        try {
+            ackAsyncEvent.invokeExact(event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /**
