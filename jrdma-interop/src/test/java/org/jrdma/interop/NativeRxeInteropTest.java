@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * {@code ib_send_bw} (64 KiB SENDs; its one run here failed at the Linux server with REM_INV_REQ_ERR
  * after 4 messages, not yet diagnosed). Time limits are those of a loaded host: under emulation a
  * guest JVM took up to two minutes to start there. The runtime and module path are copied to the guests'
- * {@code /shared} first ({@link GuestJrdma}). One run per proof: under emulation a guest JVM starts in
- * seconds and a bandwidth run takes tens of them.
+ * {@code /shared} first ({@link GuestJrdma}). One run per proof. Measured (2026-12-02, host load ~15
+ * on 2 cores): the class 152 s (devinfo 69 s, ib_write_bw 78 s) with {@code target/guest-jdk} already
+ * built; building it (jlink) took 60 s more on that host.
  */
 @Order(20)
 class NativeRxeInteropTest {
