@@ -49,13 +49,19 @@ final class CmDevice {
             this.guid = attr.nodeGuid();
             this.maxQpRdAtom = attr.maxQpRdAtom();
             this.maxQpInitRdAtom = attr.maxQpInitRdAtom();
-            if (device.transportType() != TransportType.IB) {
-                throw new VerbsException(Errno.EOPNOTSUPP, "device " + device.name()
-                        + ": the CM of " + device.transportType() + " devices is not implemented");
+            // a transport of the SPI (org.jrdma.cm.spi, e.g. iWARP) first; else the IB CM over QP1
+            java.util.Optional<CmProvider> spi = SpiCmProvider.find(this, device, context);
+            if (spi.isPresent()) {
+                this.provider = spi.get();
+            } else {
+                if (device.transportType() != TransportType.IB) {
+                    throw new VerbsException(Errno.EOPNOTSUPP, "device " + device.name()
+                            + ": no CM transport serves " + device.transportType() + " devices");
+                }
+                ManagementDatagrams mads = gsi.apply(context).orElseThrow(() -> new VerbsException(Errno.EOPNOTSUPP,
+                        "device " + device.name() + " offers no QP1 (ManagementDatagrams) for the IB CM"));
+                this.provider = new IbCm(this, mads);
             }
-            ManagementDatagrams mads = gsi.apply(context).orElseThrow(() -> new VerbsException(Errno.EOPNOTSUPP,
-                    "device " + device.name() + " offers no QP1 (ManagementDatagrams) for the IB CM"));
-            this.provider = new IbCm(this, mads);
         } catch (RuntimeException e) {
             context.close();
             throw e;
