@@ -95,6 +95,18 @@ public final class SiwContext extends SoftContext {
     }
 
     /**
+     * The extended attributes: {@link #queryDevice()} and its capability flags only. No Memory
+     * Placement Extensions (FLUSH, ATOMIC WRITE are RoCE's, not RDMAP's) and no completion
+     * timestamps (siw has neither).
+     */
+    @Override
+    public org.jrdma.verbs.DeviceAttrEx queryDeviceEx() {
+        DeviceAttr a = queryDevice();
+        return org.jrdma.verbs.DeviceAttrEx.builder().origAttr(a)
+                .deviceCapFlagsEx(Integer.toUnsignedLong(a.deviceCapFlags())).physPortCntEx(a.physPortCnt()).build();
+    }
+
+    /**
      * siw's {@code siw_query_port}: ACTIVE, max and active MTU from the interface's MTU (4096 on
      * loopback, 1024 for a 1500-byte Ethernet MTU), one GID, max_msg_sz 2^32 - 1, port_cap_flags
      * CM_SUP | DEVICE_MGMT_SUP, link layer Ethernet, no P_Key table; width 1X and speed SDR (siw asks

@@ -115,6 +115,11 @@ public final class SiwQp implements QpTransport {
         handlers[Iw.OP_TERMINATE] = this::rxTerminate;
     }
 
+    /** The device's I/O agent. */
+    SiwAgent agent() {
+        return agent;
+    }
+
     /** The QP of the core. */
     public SoftQp core() {
         return core;
