@@ -7,7 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Reads packet captures frame by frame and decodes each frame down to its UDP payload.
+ * Reads packet captures frame by frame and decodes each frame down to its UDP payload, or its TCP payload
+ * ({@link #isTcp()}, for iWARP streams).
  *
  * <p>Formats: classic libpcap (both byte orders; microsecond magic 0xA1B2C3D4 and nanosecond magic
  * 0xA1B23C4D) and pcapng (Section Header, Interface Description with {@code if_tsresol} and
@@ -98,6 +99,16 @@ public final class PcapReader implements AutoCloseable {
     private int udpPayloadOffset;
     private int udpPayloadLength;
     private boolean udpTruncated;
+    // TCP (iWARP streams)
+    private boolean tcp;
+    private int tcpSrcPort;
+    private int tcpDstPort;
+    private int tcpSeq;
+    private int tcpAck;
+    private int tcpFlags;
+    private int tcpPayloadOffset;
+    private int tcpPayloadLength;
+    private boolean tcpTruncated;
 
     /**
      * Opens a capture file.
@@ -324,6 +335,53 @@ public final class PcapReader implements AutoCloseable {
     /** True if the UDP datagram is longer than what was captured, or its length field is impossible. */
     public boolean udpTruncated() {
         return udpTruncated;
+    }
+
+    // ---- TCP (for iWARP) ----------------------------------------------------------------------
+
+    /** True if the frame carries a TCP header (not in a non-first IP fragment); then {@link #isUdp()} is false. */
+    public boolean isTcp() {
+        return tcp;
+    }
+
+    /** TCP source port. */
+    public int tcpSrcPort() {
+        return tcpSrcPort;
+    }
+
+    /** TCP destination port. */
+    public int tcpDstPort() {
+        return tcpDstPort;
+    }
+
+    /** TCP sequence number, 32 bits (unsigned in an int). */
+    public int tcpSeq() {
+        return tcpSeq;
+    }
+
+    /** TCP acknowledgment number, 32 bits. */
+    public int tcpAck() {
+        return tcpAck;
+    }
+
+    /** TCP flags, the low 8 bits of header bytes 12-13 (FIN 0x01, SYN 0x02, RST 0x04, PSH 0x08, ACK 0x10). */
+    public int tcpFlags() {
+        return tcpFlags;
+    }
+
+    /** Offset of the TCP payload in {@link #data()} (after the options). */
+    public int tcpPayloadOffset() {
+        return tcpPayloadOffset;
+    }
+
+    /** Bytes of TCP payload present in {@link #data()} (less than the IP length claims if cut by the snap length). */
+    public int tcpPayloadLength() {
+        return tcpPayloadLength;
+    }
+
+    /** True if the TCP segment is longer than what was captured, or its header length is impossible. */
+    public boolean tcpTruncated() {
+        return tcpTruncated;
     }
 
     /** The source address as text (dotted IPv4 or RFC 5952 IPv6), or "" when not IP. Allocates. */
@@ -639,6 +697,9 @@ public final class PcapReader implements AutoCloseable {
         srcPort = dstPort = udpLength = udpChecksum = 0;
         udpPayloadOffset = udpPayloadLength = 0;
         udpTruncated = false;
+        tcp = false;
+        tcpSrcPort = tcpDstPort = tcpSeq = tcpAck = tcpFlags = tcpPayloadOffset = tcpPayloadLength = 0;
+        tcpTruncated = false;
 
         byte[] d = data;
         int n = capturedLength;
@@ -711,10 +772,14 @@ public final class PcapReader implements AutoCloseable {
         ipProtocol = d[p + 9] & 0xff;
         ipv4Src = be32(d, p + 12);
         ipv4Dst = be32(d, p + 16);
+        int end = totalLength < ihl ? p + ihl : p + totalLength; // bytes the IP packet claims
+        if (ipProtocol == 6 && (ipFlagsFragOff & 0x1fff) == 0) {
+            decodeTcp(d, p + ihl, n, end);
+            return;
+        }
         if (ipProtocol != 17 || (ipFlagsFragOff & 0x1fff) != 0) {
             return; // not UDP, or a fragment without the UDP header
         }
-        int end = totalLength < ihl ? p + ihl : p + totalLength; // bytes the IP packet claims
         decodeUdp(d, p + ihl, n, end);
     }
 
@@ -759,6 +824,10 @@ public final class PcapReader implements AutoCloseable {
         }
         ipProtocol = next;
         ipHeaderLength = q - p;
+        if (next == 6 && q <= n) {
+            decodeTcp(d, q, n, end);
+            return;
+        }
         if (next != 17 || q > n) {
             return;
         }
@@ -787,6 +856,37 @@ public final class PcapReader implements AutoCloseable {
             claimed = avail;
         }
         udpPayloadLength = claimed;
+    }
+
+    private void decodeTcp(byte[] d, int t, int n, int ipEnd) {
+        if (t + 20 > n) {
+            return;
+        }
+        tcp = true;
+        tcpSrcPort = be16(d, t);
+        tcpDstPort = be16(d, t + 2);
+        tcpSeq = be32(d, t + 4);
+        tcpAck = be32(d, t + 8);
+        int dataOffset = ((d[t + 12] & 0xff) >>> 4) * 4;
+        tcpFlags = d[t + 13] & 0xff;
+        if (dataOffset < 20 || t + dataOffset > ipEnd) {
+            tcpTruncated = true;
+            tcpPayloadOffset = Math.min(t + 20, n);
+            return;
+        }
+        tcpPayloadOffset = t + dataOffset;
+        int claimed = ipEnd - tcpPayloadOffset;
+        int avail = n - tcpPayloadOffset;
+        if (avail < 0) {
+            tcpTruncated = true;
+            tcpPayloadOffset = n;
+            return;
+        }
+        if (claimed > avail) {
+            tcpTruncated = true;
+            claimed = avail;
+        }
+        tcpPayloadLength = claimed;
     }
 
     // ---- formatting ---------------------------------------------------------------------------
