@@ -6,6 +6,7 @@
 module org.jrdma.iwarp {
     requires transitive org.jrdma.soft;
     requires org.jrdma.cm;
+    requires org.jrdma.wire;
     requires org.slf4j;
     exports org.jrdma.iwarp;
     provides org.jrdma.verbs.spi.Provider with org.jrdma.iwarp.SiwProvider;

@@ -87,7 +87,7 @@ public final class SiwContext extends SoftContext {
     @Override
     public DeviceAttr queryDevice() {
         return SoftLimits.deviceAttr().fwVer("0.1.0").nodeGuid(device.guid()).sysImageGuid(device.guid())
-                .vendorId(VENDOR_ID).vendorPartId(0).maxQp(MAX_QP).maxSge(MAX_SGE).maxSgeRd(MAX_SGE_RD)
+                .vendorId(VENDOR_ID).vendorPartId(1).maxQp(MAX_QP).maxSge(MAX_SGE).maxSgeRd(MAX_SGE_RD)
                 .maxQpRdAtom(MAX_IRD_ORD).maxQpInitRdAtom(MAX_IRD_ORD).maxResRdAtom(MAX_QP * MAX_IRD_ORD)
                 .atomicCap(AtomicCap.NONE).deviceCapFlags(DeviceCapFlags.MEM_MGT_EXTENSIONS).maxMw(0).maxAh(0)
                 .maxPkeys(0).localCaAckDelay(0).pageSizeCap(4096).maxSrqSge(MAX_SGE).maxInlineData(MAX_INLINE_DATA)

@@ -28,7 +28,7 @@ public final class DirectConnect {
         }
 
         @Override
-        public void mpaFrame(SiwConnection c, Mpa.Frame frame) {
+        public void mpaFrame(SiwConnection c, MpaFrames.Frame frame) {
         }
 
         @Override

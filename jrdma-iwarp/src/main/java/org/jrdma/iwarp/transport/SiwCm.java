@@ -14,6 +14,7 @@ import org.jrdma.cm.ConnParam;
 import org.jrdma.cm.spi.CmEndpoint;
 import org.jrdma.cm.spi.CmHost;
 import org.jrdma.cm.spi.CmTransport;
+import org.jrdma.iwarp.wire.TerminateCodes;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.QpAttr;
@@ -88,7 +89,7 @@ final class SiwCm implements CmTransport {
         }
 
         @Override
-        public void mpaFrame(SiwConnection c, Mpa.Frame frame) {
+        public void mpaFrame(SiwConnection c, MpaFrames.Frame frame) {
             host.execute(() -> onFrame(this, frame));
         }
 
@@ -193,7 +194,7 @@ final class SiwCm implements CmTransport {
             c.id.post(connectFailure(errno), -errno, null, null);
             return;
         }
-        byte[] req = Mpa.frame(true, false, false, c.ird, c.ord, c.privateData);
+        byte[] req = MpaFrames.frame(true, false, false, c.ird, c.ord, c.privateData);
         synchronized (c.sc.txLock) {
             c.sc.append(req);
             c.sc.flushLocked();
@@ -218,7 +219,7 @@ final class SiwCm implements CmTransport {
         };
     }
 
-    private void onFrame(Conn c, Mpa.Frame f) {
+    private void onFrame(Conn c, MpaFrames.Frame f) {
         if (c.sc.active) {
             onReply(c, f);
         } else {
@@ -227,7 +228,7 @@ final class SiwCm implements CmTransport {
     }
 
     /** The MPA reply (siw_proc_mpareply). */
-    private void onReply(Conn c, Mpa.Frame f) {
+    private void onReply(Conn c, MpaFrames.Frame f) {
         if (c.state != State.MPA_REQ_SENT || c.id == null) {
             return;
         }
@@ -258,7 +259,7 @@ final class SiwCm implements CmTransport {
             // siw with relaxed_ird_negotiation (its constant): only a peer ORD above the device's IRD fails;
             // a Terminate (LLP, MPA, INSUFFICIENT_IRD), then CONNECT_REPLY -ENOMEM
             c.sc.bind(qp, f.crc());
-            qp.establishForTerminate(c.sc, Iw.LAYER_LLP, Iw.LLP_ETYPE_MPA, Iw.LLP_ECODE_INSUFFICIENT_IRD);
+            qp.establishForTerminate(c.sc, TerminateCodes.LAYER_LLP, TerminateCodes.LLP_ETYPE_MPA, TerminateCodes.LLP_INSUFFICIENT_IRD);
             fail(c, CmEventType.CONNECT_ERROR, -Errno.ENOMEM, null);
             return;
         }
@@ -288,13 +289,13 @@ final class SiwCm implements CmTransport {
     // ---------------------------------------------------------------- passive side
 
     /** The MPA request (siw_proc_mpareq): a CONNECT_REQUEST on the listener, or a reject. */
-    private void onRequest(Conn c, Mpa.Frame f) {
+    private void onRequest(Conn c, MpaFrames.Frame f) {
         if (c.state != State.MPA_REQ_SENT) {
             return;
         }
         if (!f.request() || f.revision() < 1 || f.revision() > 2 || f.markers()) {
             // siw rejects markers and unknown revisions with a reply carrying the Reject bit
-            byte[] rej = Mpa.frame(false, false, true, -1, -1, new byte[0]);
+            byte[] rej = MpaFrames.frame(false, false, true, -1, -1, new byte[0]);
             synchronized (c.sc.txLock) {
                 c.sc.append(rej);
                 c.sc.flushLocked();
@@ -344,7 +345,7 @@ final class SiwCm implements CmTransport {
                     + " above the device's " + MAX_IRD_ORD);
         }
         byte[] pd = param == null || param.privateData() == null ? new byte[0] : param.privateData();
-        byte[] rep = Mpa.frame(false, c.crc, false, ird, ord, pd);
+        byte[] rep = MpaFrames.frame(false, c.crc, false, ird, ord, pd);
         synchronized (c.sc.txLock) {
             c.sc.append(rep); // before any FPDU: the QP binds below
         }
@@ -360,7 +361,7 @@ final class SiwCm implements CmTransport {
         if (c.state != State.MPA_REQ_RCVD) {
             throw new VerbsException(Errno.EINVAL, "rdma_reject: connection is " + c.state);
         }
-        byte[] rej = Mpa.frame(false, false, true, MAX_IRD_ORD, MAX_IRD_ORD, privateData);
+        byte[] rej = MpaFrames.frame(false, false, true, MAX_IRD_ORD, MAX_IRD_ORD, privateData);
         synchronized (c.sc.txLock) {
             c.sc.append(rej);
             c.sc.flushLocked();

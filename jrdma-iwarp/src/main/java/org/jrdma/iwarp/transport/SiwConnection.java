@@ -8,7 +8,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.zip.CRC32C;
+import org.jrdma.iwarp.wire.FpduCrc;
+import org.jrdma.iwarp.wire.FpduFramer;
+import org.jrdma.iwarp.wire.Mpa;
+import org.jrdma.iwarp.wire.MpaFrame;
+import org.jrdma.iwarp.wire.TerminateCodes;
 import org.jrdma.verbs.Errno;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +35,6 @@ final class SiwConnection implements SiwAgent.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(SiwConnection.class);
     /** Receive and transmit buffer size: several of the largest FPDUs (2 + 65535 + 3 + 4 bytes). */
     static final int BUFFER = 256 * 1024;
-    /** RFC 5044 §7.1: at most 512 bytes of private data in an MPA frame. */
-    static final int MAX_MPA_PD = 512;
 
     /** The connection's owner on the CM side; called on the I/O thread, which it must not block. */
     interface Events {
@@ -40,7 +42,7 @@ final class SiwConnection implements SiwAgent.Handler {
         void connected(SiwConnection c, int errno);
 
         /** An MPA request or reply frame arrived; receiving stops until {@link #resumeReceive()}. */
-        void mpaFrame(SiwConnection c, Mpa.Frame frame);
+        void mpaFrame(SiwConnection c, MpaFrames.Frame frame);
 
         /** The MPA exchange broke (bad frame, {@code errno}). */
         void mpaError(SiwConnection c, int errno);
@@ -64,10 +66,12 @@ final class SiwConnection implements SiwAgent.Handler {
     private boolean rxSuspended;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(BUFFER);
     final MemorySegment txSeg = MemorySegment.ofBuffer(tx);
-    private final CRC32C rxCrc = new CRC32C();
-    private final CRC32C txCrc = new CRC32C();
+    private final FpduCrc rxCrc = new FpduCrc();
+    private final FpduFramer framer = new FpduFramer();
+    private static final java.lang.foreign.ValueLayout.OfShort BE16 =
+            java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     /** MPA CRC negotiated (both directions). */
-    volatile boolean crc;
+    private volatile boolean crc;
     /** The QP the connection carries once in RDMA mode. */
     private volatile SiwQp qp;
     private boolean outputShut;
@@ -134,6 +138,7 @@ final class SiwConnection implements SiwAgent.Handler {
     /** From now on the stream carries FPDUs for {@code q} (CM thread, before receiving resumes). */
     void bind(SiwQp q, boolean withCrc) {
         this.crc = withCrc;
+        framer.crcEnabled(withCrc);
         this.qp = q;
         this.phase = Phase.RDMA;
     }
@@ -221,19 +226,19 @@ final class SiwConnection implements SiwAgent.Handler {
         while (!rxSuspended && phase != Phase.CLOSED) {
             int avail = end - rxStart;
             if (phase == Phase.MPA) {
-                if (avail < Mpa.HEADER) {
+                if (avail < MpaFrame.HEADER_LENGTH) {
                     break;
                 }
-                int pdLen = Iw.u16(rxSeg, rxStart + Mpa.OFF_PD_LEN);
-                if (pdLen > MAX_MPA_PD) {
+                int pdLen = new MpaFrame().wrap(rxSeg, rxStart).privateDataLength();
+                if (pdLen > Mpa.MAX_PRIVATE_DATA) {
                     events.mpaError(this, Errno.EPROTO);
                     return;
                 }
-                if (avail < Mpa.HEADER + pdLen) {
+                if (avail < MpaFrame.HEADER_LENGTH + pdLen) {
                     break;
                 }
-                Mpa.Frame f = Mpa.parse(rxSeg, rxStart, pdLen);
-                rxStart += Mpa.HEADER + pdLen;
+                MpaFrames.Frame f = MpaFrames.parse(rxSeg, rxStart, !active);
+                rxStart += MpaFrame.HEADER_LENGTH + pdLen;
                 if (f == null) {
                     events.mpaError(this, Errno.EPROTO);
                     return;
@@ -241,18 +246,18 @@ final class SiwConnection implements SiwAgent.Handler {
                 rxSuspended = true;
                 events.mpaFrame(this, f);
             } else if (phase == Phase.RDMA) {
-                if (avail < Iw.MPA_HDR) {
+                if (avail < Mpa.HEADER_LENGTH) {
                     break;
                 }
-                int len = Iw.u16(rxSeg, rxStart);
-                int total = Iw.fpduLength(len);
+                int len = rxSeg.get(BE16, rxStart) & 0xFFFF;
+                int total = Mpa.fpduLength(len);
                 if (avail < total) {
                     break;
                 }
                 SiwQp q = qp;
                 if (crc && !crcOk(rxStart, total)) {
                     rxBadCrc++;
-                    q.llpError(Iw.LAYER_LLP, Iw.LLP_ETYPE_MPA, Iw.LLP_ECODE_CRC);
+                    q.llpError(TerminateCodes.LAYER_LLP, TerminateCodes.LLP_ETYPE_MPA, TerminateCodes.LLP_RECEIVED_CRC);
                     rxStart = end;
                     break;
                 }
@@ -274,14 +279,8 @@ final class SiwConnection implements SiwAgent.Handler {
     }
 
     private boolean crcOk(int off, int total) {
-        int covered = total - Iw.MPA_CRC;
-        int limit = rx.limit();
-        int pos = rx.position();
-        rx.limit(off + covered).position(off);
-        rxCrc.reset();
-        rxCrc.update(rx);
-        rx.limit(limit).position(pos);
-        return (int) rxCrc.getValue() == rxSeg.get(Iw.LE32, off + covered);
+        int covered = total - Mpa.CRC_LENGTH;
+        return rxCrc.compute(rx, off, covered) == FpduCrc.read(rx, off + covered);
     }
 
     private void onWritable() throws IOException {
@@ -314,23 +313,7 @@ final class SiwConnection implements SiwAgent.Handler {
      */
     void commitFpdu(int ulpduLen) {
         int p = tx.position();
-        Iw.put16(txSeg, p, ulpduLen);
-        int pad = Iw.pad(ulpduLen);
-        int covered = Iw.MPA_HDR + ulpduLen + pad;
-        for (int i = 0; i < pad; i++) {
-            txSeg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, p + Iw.MPA_HDR + ulpduLen + i, (byte) 0);
-        }
-        int value = 0;
-        if (crc) {
-            int limit = tx.limit();
-            tx.limit(p + covered);
-            txCrc.reset();
-            txCrc.update(tx); // moves the position to p + covered
-            tx.limit(limit);
-            value = (int) txCrc.getValue();
-        }
-        txSeg.set(Iw.LE32, p + covered, value);
-        tx.position(p + covered + Iw.MPA_CRC);
+        tx.position(p + framer.frame(tx, p, ulpduLen));
     }
 
     /** Appends raw bytes (an MPA frame). Under {@link #txLock}. */

@@ -1,6 +1,12 @@
 package org.jrdma.iwarp.transport;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.iwarp.wire.DdpHeader;
+import org.jrdma.iwarp.wire.Mpa;
+import org.jrdma.iwarp.wire.RdmapOpcode;
+import org.jrdma.iwarp.wire.ReadRequest;
+import org.jrdma.iwarp.wire.Terminate;
+import org.jrdma.iwarp.wire.TerminateCodes;
 import org.jrdma.soft.KeyTable;
 import org.jrdma.soft.QpTransport;
 import org.jrdma.soft.RecvWqe;
@@ -65,6 +71,16 @@ public final class SiwQp implements QpTransport {
         boolean handle(MemorySegment s, long off, int payloadLen, int ctrl);
     }
 
+    /** The {@code ctrl} bit handlers get: the DDP Last flag. */
+    private static final int LAST = 1;
+    /** Terminate control words in siw's x86 bit-field layout, which Linux siw reads and writes ({@link Terminate#SIW_X86}). */
+    private static final int TERMINATE_LAYOUT = Terminate.SIW_X86;
+    private final DdpHeader rxDdp = new DdpHeader();
+    private final ReadRequest rxRead = new ReadRequest();
+    private final Terminate rxTerm = new Terminate().layout(TERMINATE_LAYOUT);
+    private final DdpHeader txDdp = new DdpHeader();
+    private final ReadRequest txRead = new ReadRequest();
+    private final Terminate txTerm = new Terminate().layout(TERMINATE_LAYOUT);
     private final SoftQp core;
     private final SiwAgent agent;
     private final RxHandler[] handlers = new RxHandler[16];
@@ -105,14 +121,14 @@ public final class SiwQp implements QpTransport {
         for (int i = 0; i < handlers.length; i++) {
             handlers[i] = this::rxUnexpected;
         }
-        handlers[Iw.OP_WRITE] = this::rxWrite;
-        handlers[Iw.OP_READ_REQUEST] = this::rxReadRequest;
-        handlers[Iw.OP_READ_RESPONSE] = this::rxReadResponse;
-        handlers[Iw.OP_SEND] = this::rxSend;
-        handlers[Iw.OP_SEND_INV] = this::rxSend;
-        handlers[Iw.OP_SEND_SE] = this::rxSend;
-        handlers[Iw.OP_SEND_SE_INV] = this::rxSend;
-        handlers[Iw.OP_TERMINATE] = this::rxTerminate;
+        handlers[RdmapOpcode.RDMA_WRITE] = this::rxWrite;
+        handlers[RdmapOpcode.RDMA_READ_REQUEST] = this::rxReadRequest;
+        handlers[RdmapOpcode.RDMA_READ_RESPONSE] = this::rxReadResponse;
+        handlers[RdmapOpcode.SEND] = this::rxSend;
+        handlers[RdmapOpcode.SEND_WITH_INVALIDATE] = this::rxSend;
+        handlers[RdmapOpcode.SEND_WITH_SE] = this::rxSend;
+        handlers[RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE] = this::rxSend;
+        handlers[RdmapOpcode.TERMINATE] = this::rxTerminate;
     }
 
     /** The device's I/O agent. */
@@ -273,7 +289,7 @@ public final class SiwQp implements QpTransport {
             termLayer = layer;
             termType = type;
             termCode = code;
-            txMsn[Iw.QN_TERMINATE] = 1;
+            txMsn[DdpHeader.QN_TERMINATE] = 1;
             synchronized (c.txLock) {
                 writeTerminate(c);
                 c.flushLocked();
@@ -351,45 +367,43 @@ public final class SiwQp implements QpTransport {
         if (terminated || termPending || (st != QpState.RTS && st != QpState.SQD)) {
             return false;
         }
-        if (ulpduLen < Iw.MPA_HDR) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_CATASTROPHIC, 0);
+        if (ulpduLen < DdpHeader.TAGGED_LENGTH) {
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_CATASTROPHIC, TerminateCodes.DDP_CATASTROPHIC);
         }
-        int ctrl = Iw.u16(s, off + Iw.OFF_CTRL);
-        int op = ctrl & Iw.CTRL_OPCODE_MASK;
-        boolean tagged = (ctrl & Iw.CTRL_TAGGED) != 0;
-        if ((ctrl & Iw.CTRL_DDP_VERSION_MASK) != Iw.CTRL_DDP_V1) {
-            return terminate(Iw.LAYER_DDP, tagged ? Iw.DDP_ETYPE_TAGGED : Iw.DDP_ETYPE_UNTAGGED,
-                    tagged ? 0x04 : Iw.DDP_ECODE_UT_INVALID_VERSION);
+        DdpHeader h = rxDdp.wrap(s, off + Mpa.HEADER_LENGTH);
+        int op = h.opcode();
+        boolean tagged = h.tagged();
+        if (h.ddpVersion() != DdpHeader.DDP_VERSION) {
+            return terminate(TerminateCodes.LAYER_DDP, tagged ? TerminateCodes.DDP_ETYPE_TAGGED_BUF : TerminateCodes.DDP_ETYPE_UNTAGGED_BUF,
+                    tagged ? TerminateCodes.DDP_T_VERSION : TerminateCodes.DDP_UT_VERSION);
         }
-        if ((ctrl & Iw.CTRL_RDMAP_VERSION_MASK) != Iw.CTRL_RDMAP_V1) {
-            return terminate(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_OPERATION, 0x05);
+        if (h.rdmapVersion() != RdmapOpcode.RDMAP_VERSION) {
+            return terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION, TerminateCodes.RDMAP_VERSION);
         }
-        boolean wantTagged = op == Iw.OP_WRITE || op == Iw.OP_READ_RESPONSE;
-        int hdr = tagged ? Iw.TAGGED_HDR : Iw.UNTAGGED_HDR;
-        if (tagged != wantTagged || op > Iw.OP_TERMINATE) {
-            return terminate(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_OPERATION, Iw.RDMAP_ECODE_UNEXPECTED_OPCODE);
+        if (!RdmapOpcode.isValid(op) || tagged != RdmapOpcode.isTagged(op)) {
+            return terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION, TerminateCodes.RDMAP_OPCODE);
         }
-        int payload = Iw.MPA_HDR + ulpduLen - hdr;
+        int payload = ulpduLen - h.length();
         if (payload < 0) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_CATASTROPHIC, 0);
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_CATASTROPHIC, TerminateCodes.DDP_CATASTROPHIC);
         }
-        return handlers[op].handle(s, off, payload, ctrl);
+        return handlers[op].handle(s, off, payload, h.last() ? LAST : 0);
     }
 
     /** RDMA WRITE (tagged): placed into the region or window of the STag at TO (siw_proc_write). */
     private boolean rxWrite(MemorySegment s, long off, int len, int ctrl) {
-        int stag = Iw.i32(s, off + Iw.OFF_STAG);
-        long to = Iw.i64(s, off + Iw.OFF_TO);
+        int stag = rxDdp.stag();
+        long to = rxDdp.taggedOffset();
         if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_WRITE) == 0) {
-            return accessError(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_PROTECTION, Iw.RDMAP_ECODE_ACCESS_RIGHTS);
+            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_ACCESS_RIGHTS);
         }
         RemoteRange r = remote(stag, AccessFlags.REMOTE_WRITE);
         if (r == null) {
-            return accessError(Iw.LAYER_DDP, Iw.DDP_ETYPE_TAGGED, Iw.DDP_ECODE_T_INVALID_STAG);
+            return accessError(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_TAGGED_BUF, TerminateCodes.DDP_T_INVALID_STAG);
         }
         long o = r.offsetOf(to, len);
         if (o < 0) {
-            return accessError(Iw.LAYER_DDP, Iw.DDP_ETYPE_TAGGED, Iw.DDP_ECODE_T_BASE_BOUNDS);
+            return accessError(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_TAGGED_BUF, TerminateCodes.DDP_T_BASE_BOUNDS);
         }
         MemorySegment.copy(s, off + Iw.TAGGED_HDR, r.segment(), o, len);
         return true;
@@ -397,32 +411,32 @@ public final class SiwQp implements QpTransport {
 
     /** RDMA Read Request (untagged queue 1): checked and queued in the IRQ; the transmitter answers (siw_proc_rreq). */
     private boolean rxReadRequest(MemorySegment s, long off, int len, int ctrl) {
-        if (!untaggedOk(s, off, Iw.QN_READ_REQUEST, 0)) {
+        if (!untaggedOk(s, off, DdpHeader.QN_READ_REQUEST, 0)) {
             return false;
         }
-        if (len != Iw.READ_REQUEST_LEN || (ctrl & Iw.CTRL_LAST) == 0) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_TOO_LONG);
+        if (len != ReadRequest.LENGTH || (ctrl & LAST) == 0) {
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_MSG_TOOLONG);
         }
-        rxMsn[Iw.QN_READ_REQUEST]++;
+        rxMsn[DdpHeader.QN_READ_REQUEST]++;
         if (irqCount >= ird) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_INVALID_MSN_RANGE);
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_INVALID_MSN_RANGE);
         }
-        long p = off + Iw.UNTAGGED_HDR;
-        int sinkStag = Iw.i32(s, p);
-        long sinkTo = Iw.i64(s, p + 4);
-        long size = Iw.i32(s, p + 12) & 0xFFFF_FFFFL;
-        int srcStag = Iw.i32(s, p + 16);
-        long srcTo = Iw.i64(s, p + 20);
+        ReadRequest rr = rxRead.wrap(s, off + Iw.UNTAGGED_HDR);
+        int sinkStag = rr.sinkStag();
+        long sinkTo = rr.sinkTaggedOffset();
+        long size = rr.readSize() & 0xFFFF_FFFFL;
+        int srcStag = rr.sourceStag();
+        long srcTo = rr.sourceTaggedOffset();
         if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_READ) == 0) {
-            return accessError(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_PROTECTION, Iw.RDMAP_ECODE_ACCESS_RIGHTS);
+            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_ACCESS_RIGHTS);
         }
         RemoteRange r = remote(srcStag, AccessFlags.REMOTE_READ);
         if (r == null) {
-            return accessError(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_PROTECTION, Iw.RDMAP_ECODE_INVALID_STAG);
+            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
         }
         long o = r.offsetOf(srcTo, size);
         if (o < 0) {
-            return accessError(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_PROTECTION, Iw.RDMAP_ECODE_BASE_BOUNDS);
+            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_BASE_BOUNDS);
         }
         int i = (irqHead + irqCount) % MAX_ORD_IRD;
         irqSinkStag[i] = sinkStag;
@@ -438,25 +452,25 @@ public final class SiwQp implements QpTransport {
     /** RDMA Read Response (tagged): into the sink SGE of the oldest READ in the ORQ (siw_proc_rresp). */
     private boolean rxReadResponse(MemorySegment s, long off, int len, int ctrl) {
         if (orqCount == 0) {
-            return terminate(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_OPERATION, Iw.RDMAP_ECODE_UNEXPECTED_OPCODE);
+            return terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION, TerminateCodes.RDMAP_OPCODE);
         }
         SendQueue sq = core.sendQueue();
         SiwWqe w = (SiwWqe) sq.entry(orq[orqHead]);
-        int stag = Iw.i32(s, off + Iw.OFF_STAG);
-        long to = Iw.i64(s, off + Iw.OFF_TO);
+        int stag = rxDdp.stag();
+        long to = rxDdp.taggedOffset();
         if (w.numSge != 1 || stag != w.sgeLkey[0]) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_TAGGED, Iw.DDP_ECODE_T_INVALID_STAG);
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_TAGGED_BUF, TerminateCodes.DDP_T_INVALID_STAG);
         }
         long mo = to - w.sgeAddr[0];
         if (mo < 0 || mo + len > w.length) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_TAGGED, Iw.DDP_ECODE_T_BASE_BOUNDS);
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_TAGGED_BUF, TerminateCodes.DDP_T_BASE_BOUNDS);
         }
         if (len > 0 && !sq.scatter(w, mo, s, off + Iw.TAGGED_HDR, len)) {
             finish(w, WcStatus.LOC_PROT_ERR);
             completeDone();
             return false;
         }
-        if ((ctrl & Iw.CTRL_LAST) != 0) {
+        if ((ctrl & LAST) != 0) {
             orqHead = (orqHead + 1) % MAX_ORD_IRD;
             orqCount--;
             finish(w, WcStatus.SUCCESS);
@@ -467,18 +481,18 @@ public final class SiwQp implements QpTransport {
 
     /** SEND, SEND with SE, with Invalidate (untagged queue 0): into the receive WQE of its MSN at MO (siw_proc_send). */
     private boolean rxSend(MemorySegment s, long off, int len, int ctrl) {
-        if (!untaggedOk(s, off, Iw.QN_SEND, recvActive ? recvOffset : 0)) {
+        if (!untaggedOk(s, off, DdpHeader.QN_SEND, recvActive ? recvOffset : 0)) {
             return false;
         }
         if (!recvActive) {
             if (!core.takeRecvWqe()) {
-                return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_NO_BUFFER);
+                return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_INVALID_MSN_NOBUF);
             }
             RecvWqe r = core.recvWqe();
             WcStatus st = core.resolveRecvWqe(r);
             if (st != WcStatus.SUCCESS) {
                 core.completeRecvHead(st, WcOpcode.RECV, 0, 0, 0, 0, false);
-                return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_CATASTROPHIC, 0);
+                return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_CATASTROPHIC, TerminateCodes.DDP_CATASTROPHIC);
             }
             recvActive = true;
             recvOffset = 0;
@@ -487,28 +501,28 @@ public final class SiwQp implements QpTransport {
         if (recvOffset + len > r.length) {
             recvActive = false;
             core.completeRecvHead(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_TOO_LONG);
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_MSG_TOOLONG);
         }
         if (len > 0 && !core.scatterRecv(r, recvOffset, s, off + Iw.UNTAGGED_HDR, len)) {
             recvActive = false;
             core.completeRecvHead(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_CATASTROPHIC, 0);
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_CATASTROPHIC, TerminateCodes.DDP_CATASTROPHIC);
         }
         recvOffset += len;
-        if ((ctrl & Iw.CTRL_LAST) == 0) {
+        if ((ctrl & LAST) == 0) {
             return true;
         }
-        rxMsn[Iw.QN_SEND]++;
+        rxMsn[DdpHeader.QN_SEND]++;
         recvActive = false;
-        int op = ctrl & Iw.CTRL_OPCODE_MASK;
-        boolean solicited = op == Iw.OP_SEND_SE || op == Iw.OP_SEND_SE_INV;
+        int op = rxDdp.opcode();
+        boolean solicited = op == RdmapOpcode.SEND_WITH_SE || op == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
         int flags = 0;
         int inv = 0;
-        if (op == Iw.OP_SEND_INV || op == Iw.OP_SEND_SE_INV) {
-            inv = Iw.i32(s, off + Iw.OFF_STAG);
+        if (op == RdmapOpcode.SEND_WITH_INVALIDATE || op == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE) {
+            inv = rxDdp.invalidateStag();
             if (!invalidateStag(inv, true)) {
                 core.completeRecvHead(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, solicited);
-                return accessError(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_PROTECTION, Iw.RDMAP_ECODE_CANNOT_INVALIDATE);
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_CANNOT_INVALIDATE);
             }
             flags = WcFlags.WITH_INV;
         }
@@ -519,10 +533,10 @@ public final class SiwQp implements QpTransport {
 
     /** A Terminate from the peer (untagged queue 2): the QP goes to ERR (siw_proc_terminate); nothing is sent back. */
     private boolean rxTerminate(MemorySegment s, long off, int len, int ctrl) {
-        if (len >= Iw.TERMINATE_LEN) {
-            int t = Iw.i32(s, off + Iw.UNTAGGED_HDR);
+        if (len >= Terminate.CONTROL_LENGTH && LOG.isDebugEnabled()) {
+            Terminate t = rxTerm.wrap(s, off + Iw.UNTAGGED_HDR);
             LOG.debug("QP 0x{}: got TERMINATE layer {} type {} code 0x{}", Integer.toHexString(core.qpNum()),
-                    t >>> 28, (t >>> 24) & 0xF, Integer.toHexString((t >>> 16) & 0xFF));
+                    t.layer(), t.etype(), Integer.toHexString(t.errorCode()));
         }
         terminated = true;
         core.raiseAsyncEvent(AsyncEventType.QP_FATAL);
@@ -531,19 +545,19 @@ public final class SiwQp implements QpTransport {
     }
 
     private boolean rxUnexpected(MemorySegment s, long off, int len, int ctrl) {
-        return terminate(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_OPERATION, Iw.RDMAP_ECODE_UNEXPECTED_OPCODE);
+        return terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION, TerminateCodes.RDMAP_OPCODE);
     }
 
     /** Checks an untagged header's QN, MSN and MO against what this queue expects; Terminates otherwise. */
     private boolean untaggedOk(MemorySegment s, long off, int qn, long mo) {
-        if (Iw.i32(s, off + Iw.OFF_QN) != qn) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_INVALID_QN);
+        if (rxDdp.queueNumber() != qn) {
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_INVALID_QN);
         }
-        if (Iw.i32(s, off + Iw.OFF_MSN) != rxMsn[qn]) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_INVALID_MSN_RANGE);
+        if (rxDdp.msn() != rxMsn[qn]) {
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_INVALID_MSN_RANGE);
         }
-        if ((Iw.i32(s, off + Iw.OFF_MO) & 0xFFFF_FFFFL) != mo) {
-            return terminate(Iw.LAYER_DDP, Iw.DDP_ETYPE_UNTAGGED, Iw.DDP_ECODE_UT_INVALID_MO);
+        if ((rxDdp.messageOffset() & 0xFFFF_FFFFL) != mo) {
+            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_INVALID_MO);
         }
         return true;
     }
@@ -618,7 +632,7 @@ public final class SiwQp implements QpTransport {
         if (c == null || c.phase() != SiwConnection.Phase.RDMA) {
             return;
         }
-        int room = Math.min(agent.mss(), 0xFFFF) + Iw.UNTAGGED_HDR + Iw.READ_REQUEST_LEN + 8;
+        int room = Math.min(agent.mss(), 0xFFFF) + Iw.UNTAGGED_HDR + ReadRequest.LENGTH + 8;
         synchronized (c.txLock) {
             for (;;) {
                 if (c.txRoom() < room) {
@@ -699,9 +713,9 @@ public final class SiwQp implements QpTransport {
         return true;
     }
 
-    /** Payload bytes of one FPDU behind a header of {@code hdr} bytes (siw: tcp_seglen - (hdr_len + MPA_CRC_SIZE)). */
+    /** Payload bytes of one FPDU behind {@code hdr} bytes of MPA length and DDP/RDMAP headers, in one TCP segment of the MSS (siw, {@link Mpa#maxPayload}). */
     private int segment(int hdr, long remaining) {
-        return (int) Math.min(remaining, Math.min(agent.mss(), 0xFFFF) - (hdr + Iw.MPA_CRC));
+        return (int) Math.min(remaining, Mpa.maxPayload(agent.mss(), hdr - Mpa.HEADER_LENGTH));
     }
 
     private void writeSend(SiwConnection c, SendQueue sq, SiwWqe w) {
@@ -709,23 +723,20 @@ public final class SiwQp implements QpTransport {
         boolean last = w.sent + len == w.length;
         boolean se = (w.sendFlags & SendFlags.SOLICITED) != 0;
         boolean inv = w.opcode == WrOpcode.SEND_WITH_INV;
-        int op = inv ? (se ? Iw.OP_SEND_SE_INV : Iw.OP_SEND_INV) : (se ? Iw.OP_SEND_SE : Iw.OP_SEND);
+        int op = inv ? (se ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE) : (se ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
         MemorySegment t = c.txSeg;
         int p = c.txPosition();
-        Iw.put16(t, p + Iw.OFF_CTRL, Iw.CTRL_DDP_V1 | Iw.CTRL_RDMAP_V1 | op | (last ? Iw.CTRL_LAST : 0));
-        Iw.put32(t, p + Iw.OFF_STAG, inv ? w.invalidateRkey : 0);
-        Iw.put32(t, p + Iw.OFF_QN, Iw.QN_SEND);
-        Iw.put32(t, p + Iw.OFF_MSN, txMsn[Iw.QN_SEND]);
-        Iw.put32(t, p + Iw.OFF_MO, (int) w.sent);
+        txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(op, last).rsvdUlp(inv ? w.invalidateRkey : 0)
+                .queueNumber(DdpHeader.QN_SEND).msn(txMsn[DdpHeader.QN_SEND]).messageOffset((int) w.sent);
         if (len > 0 && !sq.gather(w, w.sent, t, p + Iw.UNTAGGED_HDR, len)) {
             finish(w, WcStatus.LOC_PROT_ERR);
             txIndex++;
             return;
         }
-        c.commitFpdu(Iw.UNTAGGED_HDR - Iw.MPA_HDR + len);
+        c.commitFpdu(Iw.UNTAGGED_HDR - Mpa.HEADER_LENGTH + len);
         w.sent += len;
         if (last) {
-            txMsn[Iw.QN_SEND]++;
+            txMsn[DdpHeader.QN_SEND]++;
             finish(w, WcStatus.SUCCESS);
             txIndex++;
         }
@@ -736,16 +747,14 @@ public final class SiwQp implements QpTransport {
         boolean last = w.sent + len == w.length;
         MemorySegment t = c.txSeg;
         int p = c.txPosition();
-        Iw.put16(t, p + Iw.OFF_CTRL, Iw.CTRL_TAGGED | Iw.CTRL_DDP_V1 | Iw.CTRL_RDMAP_V1 | Iw.OP_WRITE
-                | (last ? Iw.CTRL_LAST : 0));
-        Iw.put32(t, p + Iw.OFF_STAG, w.rkey);
-        Iw.put64(t, p + Iw.OFF_TO, w.remoteAddr + w.sent);
+        txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.RDMA_WRITE, last).stag(w.rkey)
+                .taggedOffset(w.remoteAddr + w.sent);
         if (len > 0 && !sq.gather(w, w.sent, t, p + Iw.TAGGED_HDR, len)) {
             finish(w, WcStatus.LOC_PROT_ERR);
             txIndex++;
             return;
         }
-        c.commitFpdu(Iw.TAGGED_HDR - Iw.MPA_HDR + len);
+        c.commitFpdu(Iw.TAGGED_HDR - Mpa.HEADER_LENGTH + len);
         w.sent += len;
         if (last) {
             finish(w, WcStatus.SUCCESS);
@@ -756,18 +765,11 @@ public final class SiwQp implements QpTransport {
     private void writeReadRequest(SiwConnection c, SiwWqe w) {
         MemorySegment t = c.txSeg;
         int p = c.txPosition();
-        Iw.put16(t, p + Iw.OFF_CTRL, Iw.CTRL_LAST | Iw.CTRL_DDP_V1 | Iw.CTRL_RDMAP_V1 | Iw.OP_READ_REQUEST);
-        Iw.put32(t, p + Iw.OFF_STAG, 0);
-        Iw.put32(t, p + Iw.OFF_QN, Iw.QN_READ_REQUEST);
-        Iw.put32(t, p + Iw.OFF_MSN, txMsn[Iw.QN_READ_REQUEST]++);
-        Iw.put32(t, p + Iw.OFF_MO, 0);
-        int q = p + Iw.UNTAGGED_HDR;
-        Iw.put32(t, q, w.sgeLkey[0]);
-        Iw.put64(t, q + 4, w.sgeAddr[0]);
-        Iw.put32(t, q + 12, (int) w.length);
-        Iw.put32(t, q + 16, w.rkey);
-        Iw.put64(t, q + 20, w.remoteAddr);
-        c.commitFpdu(Iw.UNTAGGED_HDR - Iw.MPA_HDR + Iw.READ_REQUEST_LEN);
+        txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.RDMA_READ_REQUEST, true).rsvdUlp(0)
+                .queueNumber(DdpHeader.QN_READ_REQUEST).msn(txMsn[DdpHeader.QN_READ_REQUEST]++).messageOffset(0);
+        txRead.wrap(t, p + Iw.UNTAGGED_HDR).sinkStag(w.sgeLkey[0]).sinkTaggedOffset(w.sgeAddr[0])
+                .readSize((int) w.length).sourceStag(w.rkey).sourceTaggedOffset(w.remoteAddr);
+        c.commitFpdu(Iw.UNTAGGED_HDR - Mpa.HEADER_LENGTH + ReadRequest.LENGTH);
     }
 
     private void writeReadResponse(SiwConnection c) {
@@ -776,21 +778,19 @@ public final class SiwQp implements QpTransport {
         long remaining = irqLength[i] - irqSent[i];
         if (!r.isAccessible()) {
             irqCount = 0;
-            terminate(Iw.LAYER_RDMAP, Iw.RDMAP_ETYPE_REMOTE_PROTECTION, Iw.RDMAP_ECODE_INVALID_STAG);
+            terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
             return;
         }
         int len = segment(Iw.TAGGED_HDR, remaining);
         boolean last = len == remaining;
         MemorySegment t = c.txSeg;
         int p = c.txPosition();
-        Iw.put16(t, p + Iw.OFF_CTRL, Iw.CTRL_TAGGED | Iw.CTRL_DDP_V1 | Iw.CTRL_RDMAP_V1 | Iw.OP_READ_RESPONSE
-                | (last ? Iw.CTRL_LAST : 0));
-        Iw.put32(t, p + Iw.OFF_STAG, irqSinkStag[i]);
-        Iw.put64(t, p + Iw.OFF_TO, irqSinkTo[i] + irqSent[i]);
+        txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.RDMA_READ_RESPONSE, last).stag(irqSinkStag[i])
+                .taggedOffset(irqSinkTo[i] + irqSent[i]);
         if (len > 0) {
             MemorySegment.copy(r.segment(), irqSourceOffset[i] + irqSent[i], t, p + Iw.TAGGED_HDR, len);
         }
-        c.commitFpdu(Iw.TAGGED_HDR - Iw.MPA_HDR + len);
+        c.commitFpdu(Iw.TAGGED_HDR - Mpa.HEADER_LENGTH + len);
         irqSent[i] += len;
         if (last) {
             irqSource[i] = null;
@@ -802,13 +802,10 @@ public final class SiwQp implements QpTransport {
     private void writeTerminate(SiwConnection c) {
         MemorySegment t = c.txSeg;
         int p = c.txPosition();
-        Iw.put16(t, p + Iw.OFF_CTRL, Iw.CTRL_LAST | Iw.CTRL_DDP_V1 | Iw.CTRL_RDMAP_V1 | Iw.OP_TERMINATE);
-        Iw.put32(t, p + Iw.OFF_STAG, 0);
-        Iw.put32(t, p + Iw.OFF_QN, Iw.QN_TERMINATE);
-        Iw.put32(t, p + Iw.OFF_MSN, txMsn[Iw.QN_TERMINATE]++);
-        Iw.put32(t, p + Iw.OFF_MO, 0);
-        Iw.put32(t, p + Iw.UNTAGGED_HDR, termLayer << 28 | termType << 24 | termCode << 16);
-        c.commitFpdu(Iw.UNTAGGED_HDR - Iw.MPA_HDR + Iw.TERMINATE_LEN);
+        txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.TERMINATE, true).rsvdUlp(0)
+                .queueNumber(DdpHeader.QN_TERMINATE).msn(txMsn[DdpHeader.QN_TERMINATE]++).messageOffset(0);
+        txTerm.wrap(t, p + Iw.UNTAGGED_HDR).controlWord(0).layer(termLayer).etype(termType).errorCode(termCode);
+        c.commitFpdu(Iw.UNTAGGED_HDR - Mpa.HEADER_LENGTH + Terminate.CONTROL_LENGTH);
     }
 
     private static void finish(SiwWqe w, WcStatus status) {
