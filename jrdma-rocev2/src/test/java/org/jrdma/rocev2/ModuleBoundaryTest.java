@@ -44,7 +44,8 @@ class ModuleBoundaryTest {
         assertEquals("org.jrdma.wire", d.name());
         assertEquals(Set.of("java.base"),
                 d.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet()));
-        assertEquals(Set.of("org.jrdma.rocev2.wire", "org.jrdma.rocev2.pcap", "org.jrdma.mad"),
+        assertEquals(Set.of("org.jrdma.rocev2.wire", "org.jrdma.rocev2.pcap", "org.jrdma.mad", "org.jrdma.iwarp.wire",
+                        "org.jrdma.iwarp.pcap"), // issue 12: the iWARP wire layer (f-iwire)
                 d.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
     }
 }

@@ -50,6 +50,15 @@ final class SiwCm implements CmTransport {
     static final long MPA_TIMEOUT_MS = 10_000;
     private static final int MAX_IRD_ORD = 128;
 
+    /**
+     * siw's {@code mpa_crc_required}: ask for MPA CRC in every request and reply (system property
+     * {@code jrdma.iwarp.mpaCrcRequired}, default false as siw). Without it CRC is used only when the
+     * peer asks (siw's {@code mpa_crc_strict = false}: a peer's request or reply with C is honoured).
+     */
+    static boolean crcRequired() {
+        return Boolean.getBoolean("jrdma.iwarp.mpaCrcRequired");
+    }
+
     private final SiwAgent agent;
     private final CmHost host;
     private final Map<CmEndpoint, ServerSocketChannel> listeners = new HashMap<>();
@@ -194,7 +203,7 @@ final class SiwCm implements CmTransport {
             c.id.post(connectFailure(errno), -errno, null, null);
             return;
         }
-        byte[] req = MpaFrames.frame(true, false, false, c.ird, c.ord, c.privateData);
+        byte[] req = MpaFrames.frame(true, crcRequired(), false, c.ird, c.ord, c.privateData);
         synchronized (c.sc.txLock) {
             c.sc.append(req);
             c.sc.flushLocked();
@@ -309,7 +318,7 @@ final class SiwCm implements CmTransport {
             c.sc.close(true);
             return;
         }
-        c.crc = f.crc();
+        c.crc = f.crc() || crcRequired();
         c.peerIrd = f.enhanced() ? f.ird() : MAX_IRD_ORD;
         c.peerOrd = f.enhanced() ? f.ord() : MAX_IRD_ORD;
         c.state = State.MPA_REQ_RCVD;
