@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * IRD/ORD, then rping's SEND / RDMA READ / RDMA WRITE exchange, {@code -C 20 -S 4096 -v -V}
  * (4096 bytes are three FPDUs at the lab's 1448-byte MSS), and the disconnect. Both sides exit 0;
  * the client prints the 20 ping lines rping.c makes after verifying them ({@code -V}), the server
- * its 20 "server ping data" lines (20, not the issue's 100: the class must stay under a minute in the emulated lab; a 100-ping run took 35.6 and 87.4 s). One direction, IPv4, MPA CRC off (the default image).
+ * its 20 "server ping data" lines (20, not the issue's 100: the class must stay under a minute in the emulated lab; a 100-ping run took 35.6 and 87.4 s; this class, -C 20, 37.2 s on 2026-12-02). One direction, IPv4, MPA CRC off (the default image).
  */
 @Order(8)
 class SiwRpingInteropTest {
