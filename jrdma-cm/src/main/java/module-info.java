@@ -9,4 +9,7 @@ module org.jrdma.cm {
     requires transitive org.jrdma.verbs;
     requires org.jrdma.wire;
     exports org.jrdma.cm;
+    // issue 12 (iwarp): the transport SPI other providers (iWARP) implement
+    exports org.jrdma.cm.spi;
+    uses org.jrdma.cm.spi.CmTransportProvider;
 }

@@ -52,24 +52,42 @@ final class CmDevice {
             this.guid = attr.nodeGuid();
             this.maxQpRdAtom = attr.maxQpRdAtom();
             this.maxQpInitRdAtom = attr.maxQpInitRdAtom();
-            if (device.transportType() != TransportType.IB) {
-                throw new VerbsException(Errno.EOPNOTSUPP, "device " + device.name()
-                        + ": the CM of " + device.transportType() + " devices is not implemented");
+            // a transport of the SPI (org.jrdma.cm.spi, e.g. iWARP) first; else the IB CM over QP1
+            java.util.Optional<CmProvider> spi = SpiCmProvider.find(this, device, context);
+            if (spi.isPresent()) {
+                this.provider = spi.get();
+                this.udProvider = null;   // UD IDs need SIDR, an IB CM exchange: none on these transports
+            } else {
+                if (device.transportType() != TransportType.IB) {
+                    throw new VerbsException(Errno.EOPNOTSUPP, "device " + device.name()
+                            + ": no CM transport serves " + device.transportType() + " devices");
+                }
+                ManagementDatagrams mads = gsi.apply(context).orElseThrow(() -> new VerbsException(Errno.EOPNOTSUPP,
+                        "device " + device.name() + " offers no QP1 (ManagementDatagrams) for the IB CM"));
+                IbCm ib = new IbCm(this, mads);
+                this.provider = ib;
+                this.udProvider = ib.sidr();
             }
-            ManagementDatagrams mads = gsi.apply(context).orElseThrow(() -> new VerbsException(Errno.EOPNOTSUPP,
-                    "device " + device.name() + " offers no QP1 (ManagementDatagrams) for the IB CM"));
-            IbCm ib = new IbCm(this, mads);
-            this.provider = ib;
-            this.udProvider = ib.sidr();
         } catch (RuntimeException e) {
             context.close();
             throw e;
         }
     }
 
-    /** The provider of IDs of port space {@code ps}. */
+    /**
+     * The provider of IDs of port space {@code ps}.
+     *
+     * @throws VerbsException EOPNOTSUPP for UD IDs on a device whose transport has no SIDR (iWARP)
+     */
     CmProvider provider(PortSpace ps) {
-        return ps == PortSpace.UDP ? udProvider : provider;
+        if (ps != PortSpace.UDP) {
+            return provider;
+        }
+        if (udProvider == null) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "device " + device.name() + " (" + device.transportType()
+                    + "): no UD (PS_UDP) connections on this transport");
+        }
+        return udProvider;
     }
 
     String name() {

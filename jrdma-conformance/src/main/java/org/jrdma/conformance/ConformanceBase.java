@@ -246,6 +246,9 @@ public abstract class ConformanceBase {
         Gid gb = cb.queryGid(fixture().portNum(), fixture().gidIndex());
         toInit(p.a, c.type, c.accessA);
         toInit(p.b, c.type, c.accessB);
+        if (c.type == QpType.RC && fixture().connectRc(p.a, p.b, 16)) {
+            return p; // issue 12: iWARP QPs are connected by the provider (Feature.MODIFY_TO_RTS)
+        }
         toRtr(p.a, c, p.b.qpNum(), gb, 0x1000);
         toRtr(p.b, c, p.a.qpNum(), ga, 0x2000);
         toRts(p.a, c, 0x2000);
@@ -269,6 +272,7 @@ public abstract class ConformanceBase {
 
     /** INIT → RTR towards {@code destQpn} at {@code dgid}, with the bits RC (or UC) requires. */
     protected final void toRtr(QueuePair q, Conn c, int destQpn, Gid dgid, int rqPsn) {
+        require(Feature.MODIFY_TO_RTS);
         QpAttr a = new QpAttr().qpState(QpState.RTR).pathMtu(c.mtu).destQpNum(destQpn).rqPsn(rqPsn)
                 .maxDestRdAtomic(16).minRnrTimer(c.minRnrTimer);
         a.ahAttr().isGlobal(true).portNum(fixture().portNum()).grh().dgid(dgid).hopLimit(64)
@@ -282,6 +286,7 @@ public abstract class ConformanceBase {
 
     /** RTR → RTS with the bits RC (or UC) requires. */
     protected final void toRts(QueuePair q, Conn c, int sqPsn) {
+        require(Feature.MODIFY_TO_RTS);
         QpAttr a = new QpAttr().qpState(QpState.RTS).sqPsn(sqPsn).timeout(c.timeout).retryCnt(c.retryCnt)
                 .rnrRetry(c.rnrRetry).maxRdAtomic(16);
         int mask = QpAttrMask.STATE | QpAttrMask.SQ_PSN;

@@ -42,5 +42,12 @@ public enum Feature {
     /** {@code IBV_WR_ATOMIC_WRITE} (rxe; not in Linux 6.1). */
     ATOMIC_WRITE,
     /** {@code IBV_WR_FLUSH} with placement types (rxe; not in Linux 6.1). */
-    FLUSH
+    FLUSH,
+    /**
+     * QPs reach RTR and RTS through {@code ibv_modify_qp} with an address vector, QPNs and PSNs (IB,
+     * RoCE). Not on iWARP: a QP moves to RTS when its connection manager has the TCP connection and
+     * the MPA exchange (siw: EINVAL without the socket); the fixture connects them ({@link
+     * ProviderFixture#connectRc}) and the state-table and modify-attribute tests are skipped.
+     */
+    MODIFY_TO_RTS
 }

@@ -24,6 +24,19 @@ public interface ProviderFixture {
     /** True when the provider implements {@code feature}. */
     boolean supports(Feature feature);
 
+    /**
+     * Connects two RC QPs in INIT ({@code a} on the first device, {@code b} on the second) and moves
+     * both to RTS, for a provider whose QPs reach RTR and RTS only through its connection manager
+     * (iWARP: siw refuses {@code ibv_modify_qp} to RTS without the CM's socket, see
+     * {@link Feature#MODIFY_TO_RTS}). Returns false (the default) when the suite should connect
+     * them itself with the libibverbs modify steps.
+     *
+     * @param depth the IRD and ORD of both
+     */
+    default boolean connectRc(org.jrdma.verbs.QueuePair a, org.jrdma.verbs.QueuePair b, int depth) {
+        return false;
+    }
+
     /** The port to use, 1 unless told. */
     default int portNum() {
         return 1;

@@ -30,6 +30,9 @@ public final class RxeProvider implements Provider {
         List<Device> out = new ArrayList<>();
         synchronized (DEVICES) {
             for (DeviceConfig c : configs) {
+                if (c.name().startsWith("jsiw")) {
+                    continue; // issue 12: an iWARP device, the jrdma-iwarp provider's (SiwDeviceConfig)
+                }
                 RxeDevice d = DEVICES.get(c.name());
                 if (d == null || !d.address().equals(c.address())) {
                     d = new RxeDevice(c.name(), c.address());

@@ -49,6 +49,17 @@ public interface QpTransport {
      */
     void transition(QpState from, QpState to, int mask);
 
+    /**
+     * Checks a send WR against what the transport can carry, before the core checks and queues it
+     * ({@code ibv_post_send}; the WR is refused and stays unposted, as {@code bad_wr}). The default
+     * accepts everything the core does; iWARP refuses what RDMAP has no message for (immediate
+     * data, atomics) with the errno siw gives. Under the QP's lock, on the posting thread.
+     *
+     * @throws org.jrdma.verbs.VerbsException the provider's errno
+     */
+    default void checkSend(org.jrdma.verbs.SendWr wr) {
+    }
+
     /** Send WRs were added to the send queue and the QP is not in ERR (it is in RTS, SQD or SQE). */
     void sendPosted();
 

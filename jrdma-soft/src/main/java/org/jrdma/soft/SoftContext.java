@@ -337,7 +337,7 @@ public abstract class SoftContext implements Context {
         QpType type = attr.attr().qpType();
         if (type != null) {
             int allowed = switch (type) {
-                case RC -> RC_SEND_OPS;
+                case RC -> rcSendOpsFlags();
                 case UC -> UC_SEND_OPS;
                 case UD -> UD_SEND_OPS;
             };
@@ -347,6 +347,14 @@ public abstract class SoftContext implements Context {
             }
         }
         return new SoftQpEx((SoftQp) pd.createQp(attr.attr()), ops);
+    }
+
+    /**
+     * The send_ops_flags {@code createQpEx} accepts on an RC QP: rxe's set (all but TSO). A provider
+     * whose transport carries fewer operations (iWARP: no immediate data, no atomics) narrows it.
+     */
+    protected int rcSendOpsFlags() {
+        return RC_SEND_OPS;
     }
 
     /**

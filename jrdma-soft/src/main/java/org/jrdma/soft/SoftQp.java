@@ -214,6 +214,7 @@ public final class SoftQp implements QueuePair {
                 try {
                     for (SendWr w = wr; w != null; w = w.next()) {
                         states.checkPostSend();
+                        transport.checkSend(w);
                         sq.post(w);
                     }
                 } finally {
@@ -581,6 +582,7 @@ public final class SoftQp implements QueuePair {
                     throw new VerbsException(Errno.ENOSPC, "send queue has room for " + sq.free() + " WRs, the batch has " + n);
                 }
                 for (int i = 0; i < n; i++) {
+                    transport.checkSend(wrs[i]);
                     sq.check(wrs[i]);
                 }
                 for (int i = 0; i < n; i++) {

@@ -13,12 +13,17 @@ public final class Verbs {
     private Verbs() {
     }
 
-    /** The devices of every provider, in provider then device order. */
+    /**
+     * The devices of every provider, in provider then device order, InfiniBand-transport devices
+     * (RoCE) before iWARP ones (a stable sort: ServiceLoader's order of provider modules is not
+     * defined, and tools that take "the first device that opens" must keep finding the RoCE pair).
+     */
     public static List<Device> getDeviceList() {
         List<Device> all = new ArrayList<>();
         for (Provider p : ServiceLoader.load(Provider.class, Verbs.class.getClassLoader())) {
             all.addAll(p.devices());
         }
+        all.sort(java.util.Comparator.comparing(Device::transportType)); // issue 12: IB before IWARP
         return List.copyOf(all);
     }
 

@@ -1,0 +1,8 @@
+package org.jrdma.conformance;
+
+class IwarpThreadingTest extends ThreadingConformance {
+    @Override
+    protected ProviderFixture fixture() {
+        return SiwFixture.INSTANCE;
+    }
+}
