@@ -1,6 +1,7 @@
 package org.jrdma.iwarp.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * DDP segment header flyweight (RFC 5041 §4, with the RDMAP control byte of RFC 5040 §4.1 in its RsvdULP

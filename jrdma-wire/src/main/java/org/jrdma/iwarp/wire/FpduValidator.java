@@ -1,6 +1,7 @@
 package org.jrdma.iwarp.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * Checks the DDP and RDMAP headers of one ULPDU (RFC 5041 §4, RFC 5040 §4, §5.1), in siw's order

@@ -2,6 +2,7 @@ package org.jrdma.iwarp.wire;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.jrdma.wire.internal.Be;
 
 /**
  * MPA Request/Reply frame flyweight (RFC 5044 §7.1; RFC 6581 §5 for revision 2), 20 bytes followed by the

@@ -1,6 +1,7 @@
 package org.jrdma.iwarp.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * The IRD/ORD block of RFC 6581 enhanced connection establishment (§5: "Enhanced MPA Request/Reply

@@ -1,6 +1,7 @@
 package org.jrdma.iwarp.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * RDMA Read Request header flyweight (RFC 5040 §4.4), the 28 bytes after the untagged DDP header of an

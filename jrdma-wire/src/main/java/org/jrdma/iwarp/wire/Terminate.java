@@ -1,6 +1,7 @@
 package org.jrdma.iwarp.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * RDMAP Terminate header flyweight (RFC 5040 §4.8), the bytes after the untagged DDP header (QN 2) of a

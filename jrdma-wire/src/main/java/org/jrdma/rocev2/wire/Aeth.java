@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * ACK Extended Transport Header flyweight, 4 bytes, big-endian (IBTA Vol 1 §9.3.5, tables 42-44):

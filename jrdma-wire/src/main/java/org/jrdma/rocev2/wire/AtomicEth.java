@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * Atomic Extended Transport Header flyweight, 28 bytes, big-endian (IBTA Vol 1 §9.3.4): carried by

@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * Base Transport Header flyweight, 12 bytes, big-endian (IBTA Vol 1 §9.2, figure "BTH"; RoCE v2:

@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * Datagram Extended Transport Header flyweight, 8 bytes, big-endian (IBTA Vol 1 §9.3.2): carried by

@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * FLUSH Extended Transport Header flyweight, 4 bytes, big-endian (IBTA Vol 1 Annex A19.4.1, "Memory

@@ -2,6 +2,7 @@ package org.jrdma.rocev2.wire;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
+import org.jrdma.wire.internal.Be;
 
 /**
  * The RoCE v2 Invariant CRC (IBTA Vol 1 Annex A17.3.3 and §7.8.1), computed the way Linux rdma_rxe

@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * Immediate Data extended header flyweight, 4 bytes (IBTA Vol 1 §9.3.7): carried by the "with Immediate"

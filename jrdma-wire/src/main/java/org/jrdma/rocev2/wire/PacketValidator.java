@@ -1,5 +1,7 @@
 package org.jrdma.rocev2.wire;
 
+import org.jrdma.wire.internal.Be;
+
 /**
  * Receive-side structural checks of one RoCE v2 packet (a UDP payload: BTH .. payload .. pad .. ICRC),
  * before any QP state is looked at. Never throws, never allocates: the answer is a {@link DropReason}

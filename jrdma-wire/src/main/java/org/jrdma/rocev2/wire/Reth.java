@@ -1,6 +1,7 @@
 package org.jrdma.rocev2.wire;
 
 import java.lang.foreign.MemorySegment;
+import org.jrdma.wire.internal.Be;
 
 /**
  * RDMA Extended Transport Header flyweight, 16 bytes, big-endian (IBTA Vol 1 §9.3.3): carried by RDMA
