@@ -116,7 +116,12 @@ class CmLoopbackTest {
 
     /** A listener on SERVER:port. */
     static CmId listen(EventChannel ch, int port) {
-        CmId l = CmId.create(ch, "listener", PortSpace.TCP);
+        return listen(ch, port, PortSpace.TCP);
+    }
+
+    /** A listener of port space {@code ps} on SERVER:port. */
+    static CmId listen(EventChannel ch, int port, PortSpace ps) {
+        CmId l = CmId.create(ch, "listener", ps);
         l.bind(new InetSocketAddress(SERVER, port));
         l.listen(4);
         return l;
@@ -124,7 +129,12 @@ class CmLoopbackTest {
 
     /** A client ID with address and route resolved to SERVER:port from CLIENT. */
     static CmId resolved(EventChannel ch, int port) {
-        CmId c = CmId.create(ch, "client", PortSpace.TCP);
+        return resolved(ch, port, PortSpace.TCP);
+    }
+
+    /** A client ID of port space {@code ps} with address and route resolved to SERVER:port from CLIENT. */
+    static CmId resolved(EventChannel ch, int port, PortSpace ps) {
+        CmId c = CmId.create(ch, "client", ps);
         c.resolveAddr(new InetSocketAddress(CLIENT, 0), new InetSocketAddress(SERVER, port), WAIT);
         expect(ch, CmEventType.ADDR_RESOLVED);
         assertEquals("jrxe1", c.verbs().device().name());

@@ -72,26 +72,16 @@ class CmUdLoopbackTest {
     }
 
     private static CmId listen(EventChannel ch, int port) {
-        CmId l = CmId.create(ch, "listener", PortSpace.UDP);
-        l.bind(new InetSocketAddress(SERVER, port));
-        l.listen(4);
-        return l;
+        return CmLoopbackTest.listen(ch, port, PortSpace.UDP);
     }
 
     private static CmId resolved(EventChannel ch, int port) {
-        CmId c = CmId.create(ch, "client", PortSpace.UDP);
-        c.resolveAddr(new InetSocketAddress(CLIENT, 0), new InetSocketAddress(SERVER, port), WAIT);
-        expect(ch, CmEventType.ADDR_RESOLVED);
-        c.resolveRoute(WAIT);
-        expect(ch, CmEventType.ROUTE_RESOLVED);
-        return c;
+        return CmLoopbackTest.resolved(ch, port, PortSpace.UDP);
     }
 
+    /** A QP on a UD ID (the ID's port space makes it UD, as rdma_create_qp does). */
     private static QueuePair udQp(CmId id, ProtectionDomain pd) {
-        CompletionQueue cq = id.verbs().createCq(64, null);
-        QpInitAttr a = new QpInitAttr().sendCq(cq).recvCq(cq);
-        a.cap().maxSendWr(16).maxRecvWr(16).maxSendSge(1).maxRecvSge(1);
-        return id.createQp(pd, a);
+        return CmLoopbackTest.qp(id, pd);
     }
 
     private static CmSidrReq sidrReq(MadFabric.Sent s) {
