@@ -92,6 +92,13 @@ class CountersExtensionTest {
             }
             // a tail-loss probe (issue 14) repeats a packet when an ACK is late (a thread stalled on a loaded
             // machine): counted in sent_pkts and the responder's rcvd_pkts, and on its own in tail_loss_probes
+            // a probe sent just before the last completion, and its ACK, may still be in flight: wait (bounded)
+            // until each side has received every packet the other sent
+            long settle = System.nanoTime() + 2_000_000_000L;
+            while ((hb.get("rcvd_pkts") - bRcvd < ha.get("sent_pkts") - aSent
+                    || ha.get("rcvd_pkts") - aRcvd < hb.get("sent_pkts") - bSent) && System.nanoTime() < settle) {
+                Thread.onSpinWait();
+            }
             long probes = ha.get("tail_loss_probes") - aProbes;
             assertEquals(30, ha.get("sent_pkts") - aSent - probes, "requester's sent_pkts, probes apart");
             assertEquals(30, hb.get("rcvd_pkts") - bRcvd - probes, "responder's rcvd_pkts, probes apart");
