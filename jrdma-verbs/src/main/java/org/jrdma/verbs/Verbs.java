@@ -10,6 +10,11 @@ import org.jrdma.verbs.spi.Provider;
  * {@link ServiceLoader}: the software RoCE v2 provider, later iWARP and the native one).
  */
 public final class Verbs {
+    // issue 15 (app): no SLF4J "no providers" warning when the application has no SLF4J provider
+    static {
+        QuietLogging.apply();
+    }
+
     private Verbs() {
     }
 
