@@ -1,0 +1,730 @@
+package org.jrdma.app;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jrdma.cm.CmEvent;
+import org.jrdma.cm.CmId;
+import org.jrdma.pool.Lease;
+import org.jrdma.pool.RegisteredPool;
+import org.jrdma.verbs.CompletionQueue;
+import org.jrdma.verbs.Context;
+import org.jrdma.verbs.Errno;
+import org.jrdma.verbs.ProtectionDomain;
+import org.jrdma.verbs.QpAttr;
+import org.jrdma.verbs.QpAttrMask;
+import org.jrdma.verbs.QpInitAttr;
+import org.jrdma.verbs.QpState;
+import org.jrdma.verbs.QueuePair;
+import org.jrdma.verbs.RecvWr;
+import org.jrdma.verbs.SendFlags;
+import org.jrdma.verbs.SendWr;
+import org.jrdma.verbs.Sge;
+import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.WcFlags;
+import org.jrdma.verbs.WcOpcode;
+import org.jrdma.verbs.WcStatus;
+import org.jrdma.verbs.WorkCompletion;
+import org.jrdma.verbs.WrOpcode;
+
+/**
+ * A connected RC endpoint: one CM ID, its QP and one CQ, with a {@link CompletableFuture} per work
+ * request. Made by {@link EndpointGroup#connect} or {@link EndpointListener#accept}.
+ *
+ * <p><b>Operations.</b> {@link #send}, {@link #write}, {@link #writeWithImm}, {@link #read},
+ * {@link #compareAndSwap} and {@link #fetchAndAdd} post one signaled work request over memory of a
+ * pool {@link Lease} and return its future; {@link #receive()} returns the next arriving message
+ * (the endpoint keeps {@link EndpointConfig#recvDepth()} pool buffers posted). Every argument is
+ * checked before anything is posted: the lease must be open and {@code [offset, offset + length)}
+ * inside its capacity, the remote range inside the {@link RemoteBuffer} (a descriptor a peer sent
+ * is not trusted), an atomic's remote address 8-byte aligned (all: {@link VerbsException} EINVAL);
+ * more than {@link EndpointConfig#sendDepth()} outstanding work requests is ENOMEM. The lease is
+ * pinned until its work request completes, so closing it early never lets its buffer be reused
+ * while the device may still read or write it. On soft iWARP, immediate data and atomics fail at post
+ * with EINVAL, as on siw.
+ *
+ * <p><b>Futures.</b> A future completes normally when its work completion is polled with status
+ * SUCCESS (value: null; atomics: the remote value before the operation); exceptionally with
+ * {@link WorkRequestException} for an error status, with {@link TimeoutException} when no completion
+ * came within {@link EndpointConfig#timeout()} of the post, with {@link EndpointClosedException} when
+ * the endpoint closed or broke while it was outstanding. Futures are completed by whoever progresses
+ * the endpoint (the group's progress thread, or the application through {@link #progress()}), in
+ * that thread: dependent actions run there unless made async; they must not block it.
+ * {@code cancel} on a future only detaches the caller: RDMA cannot withdraw a posted work request,
+ * which still runs (its buffer stays pinned until its completion, and its effect on the peer may
+ * happen). A {@link #receive()} future that times out or is cancelled takes no message.
+ *
+ * <p><b>Breaking and closing.</b> The first error completion, timed-out work request, DISCONNECTED
+ * event or device loss breaks the endpoint: the QP goes to ERR and is disconnected (the peer gets
+ * DISCONNECTED), every outstanding future fails at once with {@link EndpointClosedException} (its
+ * cause: what broke it), and new operations return failed futures. A peer that vanishes without a
+ * word is noticed by the first work request that gets no answer: within {@link EndpointConfig#timeout()}
+ * (or earlier, by RETRY_EXC_ERR after the QP's retries), every outstanding future has failed. With
+ * nothing outstanding nothing notices it (RDMA has no keep-alive); a waiting {@link #receive()} times
+ * out. {@link #close()} disconnects, fails what is outstanding, destroys the QP and CQ and the CM ID,
+ * returns the posted receive buffers and those of messages not yet taken; it is idempotent.
+ *
+ * <p><b>Threads and locks.</b> Any thread may post; posts and the bookkeeping of completions serialize
+ * on the endpoint's lock (held only for table updates and {@code postSend}/{@code postRecv}, never while
+ * completing a future). {@link #progress()} runs in one thread at a time (a try-lock: a concurrent
+ * call returns 0). Lock order: progress lock → CM dispatcher lock → endpoint lock.
+ *
+ * <p><b>Allocation.</b> Each operation allocates its future (and an atomic an 8-byte result lease
+ * from the pool, a hit in steady state); the work requests, SGEs and completion array are reused.
+ */
+public final class Endpoint implements AutoCloseable {
+    private static final long RECV = 1L << 62;
+
+    private enum State { CONNECTING, CONNECTED, BROKEN, CLOSED }
+
+    private enum Kind { SEND, WRITE, WRITE_WITH_IMM, READ, COMP_SWAP, FETCH_ADD }
+
+    /** An outstanding send-queue work request (a slot, reused). */
+    private static final class Op {
+        Kind kind;
+        CompletableFuture<Object> future;
+        Lease lease;
+        Lease result;
+        long deadline;
+        boolean active;
+    }
+
+    private final EndpointGroup group;
+    private final CmId id;
+    private final CmDispatch dispatch;
+    private final boolean ownsDispatch;
+    private final EndpointGroup.GroupDevice device;
+    private final EndpointConfig cfg;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final long timeoutNanos;
+    private final Object lock = new Object();
+    private final ReentrantLock progressLock = new ReentrantLock();
+    private final WorkCompletion[] wcs = new WorkCompletion[16];
+    private final CompletableFuture<Void> established = new CompletableFuture<>();
+    // guarded by lock
+    private final Op[] ops;
+    private final int[] freeOps;
+    private int freeCount;
+    private final Lease[] recvs;
+    private int recvPosted;
+    private final ArrayDeque<Received> arrived = new ArrayDeque<>();
+    private final ArrayDeque<CompletableFuture<Received>> waiters = new ArrayDeque<>();
+    private final ArrayDeque<Long> waiterDeadlines = new ArrayDeque<>();
+    private final SendWr swr = new SendWr();
+    private final Sge ssge = new Sge();
+    private final RecvWr rwr = new RecvWr();
+    private final Sge rsge = new Sge();
+    private State state = State.CONNECTING;
+    private Throwable failure;
+    private volatile byte[] peerPrivateData = new byte[0];
+    private long nextTimeoutCheck;
+
+    Endpoint(EndpointGroup group, CmId id, CmDispatch dispatch, boolean ownsDispatch, EndpointGroup.GroupDevice device,
+             EndpointConfig cfg) {
+        this.group = group;
+        this.id = id;
+        this.dispatch = dispatch;
+        this.ownsDispatch = ownsDispatch;
+        this.device = device;
+        this.cfg = cfg;
+        this.timeoutNanos = cfg.timeout().toNanos();
+        this.ops = new Op[cfg.sendDepth()];
+        this.freeOps = new int[cfg.sendDepth()];
+        for (int i = 0; i < ops.length; i++) {
+            ops[i] = new Op();
+            freeOps[i] = ops.length - 1 - i;
+        }
+        this.freeCount = ops.length;
+        this.recvs = new Lease[cfg.recvDepth()];
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        this.cq = id.verbs().createCq(cfg.sendDepth() + cfg.recvDepth(), null);
+        try {
+            QpInitAttr a = new QpInitAttr().sendCq(cq).recvCq(cq);
+            a.cap().maxSendWr(cfg.sendDepth()).maxRecvWr(cfg.recvDepth()).maxSendSge(1).maxRecvSge(1);
+            this.qp = id.createQp(device.pd, a);
+        } catch (RuntimeException e) {
+            cq.close();
+            throw e;
+        }
+        dispatch.register(id, this);
+        synchronized (lock) {
+            postReceives();
+        }
+    }
+
+    // ---- what it is ----
+
+    /** The device context the connection runs on. */
+    public Context context() {
+        return id.verbs();
+    }
+
+    /** The protection domain of the endpoint's QP (the group's for this device). */
+    public ProtectionDomain pd() {
+        return device.pd;
+    }
+
+    /** The pool of the endpoint's device, whose leases the operations take. */
+    public RegisteredPool pool() {
+        return device.pool;
+    }
+
+    /** The endpoint's QP (for inspection; posting to it directly bypasses the endpoint's bookkeeping). */
+    public QueuePair qp() {
+        return qp;
+    }
+
+    public InetSocketAddress localAddress() {
+        return id.localAddress();
+    }
+
+    public InetSocketAddress peerAddress() {
+        return id.peerAddress();
+    }
+
+    /**
+     * The private data the peer sent when connecting: for the accepting side the connect request's
+     * (56 bytes on RoCE, zero-padded), for the connecting side the accept's (196 bytes on RoCE). Empty
+     * before the connection is made.
+     */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    /** Whether the endpoint is connected (not yet broken or closed). */
+    public boolean isConnected() {
+        synchronized (lock) {
+            return state == State.CONNECTED;
+        }
+    }
+
+    /** What broke the endpoint, or null while it is connected. */
+    public Throwable failure() {
+        synchronized (lock) {
+            return failure;
+        }
+    }
+
+    // ---- operations ----
+
+    /** SEND of {@code [offset, offset + length)} of {@code lease} (RC SEND, signaled). */
+    public CompletableFuture<Void> send(Lease lease, int offset, int length) {
+        return post(Kind.SEND, lease, offset, length, null, 0, 0, 0, 0);
+    }
+
+    /** SEND of the lease's first {@link Lease#length()} bytes. */
+    public CompletableFuture<Void> send(Lease lease) {
+        return send(lease, 0, lease.length());
+    }
+
+    /** RDMA WRITE of {@code [offset, offset + length)} of {@code lease} to {@code remote} at {@code remoteOffset}. */
+    public CompletableFuture<Void> write(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset) {
+        return post(Kind.WRITE, lease, offset, length, remote, remoteOffset, 0, 0, 0);
+    }
+
+    /**
+     * RDMA WRITE with immediate data: as {@link #write}, and the peer's next receive completes with
+     * {@code imm} ({@link Received#immData()}), consuming one of its receive buffers.
+     */
+    public CompletableFuture<Void> writeWithImm(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset, int imm) {
+        return post(Kind.WRITE_WITH_IMM, lease, offset, length, remote, remoteOffset, imm, 0, 0);
+    }
+
+    /** RDMA READ of {@code length} bytes of {@code remote} at {@code remoteOffset} into {@code lease} at {@code offset}. */
+    public CompletableFuture<Void> read(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset) {
+        return post(Kind.READ, lease, offset, length, remote, remoteOffset, 0, 0, 0);
+    }
+
+    /**
+     * ATOMIC compare-and-swap on the 8 bytes of {@code remote} at {@code remoteOffset}: if they equal
+     * {@code expect} they become {@code swap}. The future's value is the 8 bytes before (the swap
+     * happened if it equals {@code expect}). Needs REMOTE_ATOMIC on the peer's region.
+     */
+    public CompletableFuture<Long> compareAndSwap(RemoteBuffer remote, long remoteOffset, long expect, long swap) {
+        return post(Kind.COMP_SWAP, null, 0, 8, remote, remoteOffset, 0, expect, swap);
+    }
+
+    /** ATOMIC fetch-and-add of {@code add} to the 8 bytes of {@code remote} at {@code remoteOffset}; the value before. */
+    public CompletableFuture<Long> fetchAndAdd(RemoteBuffer remote, long remoteOffset, long add) {
+        return post(Kind.FETCH_ADD, null, 0, 8, remote, remoteOffset, 0, add, 0);
+    }
+
+    /**
+     * The next message to arrive (or one that arrived before and was not taken), within
+     * {@link EndpointConfig#timeout()}; see the class comment for how it fails.
+     */
+    public CompletableFuture<Received> receive() {
+        return receive(cfg.timeout());
+    }
+
+    /** As {@link #receive()}, waiting at most {@code timeout} (then {@link TimeoutException}). */
+    public CompletableFuture<Received> receive(Duration timeout) {
+        CompletableFuture<Received> f = new CompletableFuture<>();
+        synchronized (lock) {
+            Received r = arrived.pollFirst();
+            if (r != null) {
+                f.complete(r);
+                return f;
+            }
+            if (state != State.CONNECTED && state != State.CONNECTING) {
+                f.completeExceptionally(closedException());
+                return f;
+            }
+            waiters.addLast(f);
+            waiterDeadlines.addLast(System.nanoTime() + timeout.toNanos());
+        }
+        return f;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> post(Kind kind, Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset,
+                                          int imm, long compareAdd, long swap) {
+        String what = kind.name().toLowerCase(java.util.Locale.ROOT);
+        if (lease != null) {
+            if (offset < 0 || length < 0 || offset > lease.capacity() || length > lease.capacity() - offset) {
+                throw new VerbsException(Errno.EINVAL, what + ": local range [" + offset + ", +" + length + ") is outside the lease's "
+                        + lease.capacity() + " bytes");
+            }
+            if (lease.pool().pd() != device.pd) {
+                throw new VerbsException(Errno.EINVAL, what + ": the lease is from a pool of another protection domain");
+            }
+        }
+        if (remote != null) {
+            remote.check(remoteOffset, length, what);
+            if ((kind == Kind.COMP_SWAP || kind == Kind.FETCH_ADD) && ((remote.address() + remoteOffset) & 7) != 0) {
+                throw new VerbsException(Errno.EINVAL, what + ": remote address 0x" + Long.toHexString(remote.address() + remoteOffset)
+                        + " is not 8-byte aligned");
+            }
+        }
+        Lease local = lease;
+        Lease result = null;
+        if (local != null) {
+            try {
+                local.pin();
+            } catch (IllegalStateException e) {
+                throw new VerbsException(Errno.EINVAL, what + ": " + e.getMessage());
+            }
+        } else {
+            result = device.pool.lease(8);
+            local = result;
+        }
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        synchronized (lock) {
+            if (state != State.CONNECTED) {
+                release(lease, result);
+                f.completeExceptionally(closedException());
+                return (CompletableFuture<T>) (CompletableFuture<?>) f;
+            }
+            if (freeCount == 0) {
+                release(lease, result);
+                throw new VerbsException(Errno.ENOMEM, what + ": sendDepth " + ops.length + " work requests are outstanding");
+            }
+            int slot = freeOps[--freeCount];
+            Op op = ops[slot];
+            ssge.set(local.address() + offset, length, local.lkey());
+            swr.wrId(slot).sendFlags(SendFlags.SIGNALED).sgList(ssge).next(null);
+            switch (kind) {
+                case SEND -> swr.opcode(WrOpcode.SEND);
+                case WRITE -> swr.opcode(WrOpcode.RDMA_WRITE).rdma(remote.address() + remoteOffset, remote.rkey());
+                case WRITE_WITH_IMM -> swr.opcode(WrOpcode.RDMA_WRITE_WITH_IMM).rdma(remote.address() + remoteOffset, remote.rkey()).immData(imm);
+                case READ -> swr.opcode(WrOpcode.RDMA_READ).rdma(remote.address() + remoteOffset, remote.rkey());
+                case COMP_SWAP -> swr.opcode(WrOpcode.ATOMIC_CMP_AND_SWP).atomic(remote.address() + remoteOffset, remote.rkey(), compareAdd, swap);
+                case FETCH_ADD -> swr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).atomic(remote.address() + remoteOffset, remote.rkey(), compareAdd, 0);
+            }
+            try {
+                qp.postSend(swr);
+            } catch (RuntimeException e) {
+                freeOps[freeCount++] = slot;
+                release(lease, result);
+                throw e;
+            }
+            op.kind = kind;
+            op.future = f;
+            op.lease = lease;
+            op.result = result;
+            op.deadline = System.nanoTime() + timeoutNanos;
+            op.active = true;
+        }
+        return (CompletableFuture<T>) (CompletableFuture<?>) f;
+    }
+
+    private static void release(Lease pinned, Lease result) {
+        if (pinned != null) {
+            pinned.unpin();
+        }
+        if (result != null) {
+            result.close();
+        }
+    }
+
+    // ---- progress ----
+
+    /**
+     * Takes the endpoint's CM events and work completions and completes their futures, posts fresh
+     * receive buffers, and fails what has timed out. Non-blocking; returns the completions handled
+     * (0 also when another thread is progressing the endpoint).
+     */
+    public int progress() {
+        if (!progressLock.tryLock()) {
+            return 0;
+        }
+        try {
+            dispatch.tryPoll();     // a listener's channel carries its accepted endpoints' events
+            synchronized (lock) {
+                if (state == State.CLOSED) {
+                    return 0;
+                }
+            }
+            int n = pollCq();
+            long now = System.nanoTime();
+            if (now - nextTimeoutCheck >= 0) {
+                nextTimeoutCheck = now + 1_000_000;
+                checkTimeouts(now);
+            }
+            synchronized (lock) {
+                if (recvPosted < recvs.length && state == State.CONNECTED) {
+                    postReceives();
+                }
+            }
+            return n;
+        } finally {
+            progressLock.unlock();
+        }
+    }
+
+    private int pollCq() {
+        int n = 0;
+        int k;
+        while (n < 256 && (k = cq.poll(wcs)) > 0) {
+            for (int i = 0; i < k; i++) {
+                handle(wcs[i]);
+            }
+            n += k;
+        }
+        return n;
+    }
+
+    private void handle(WorkCompletion wc) {
+        long wrId = wc.wrId();
+        WcStatus status = wc.status();
+        if ((wrId & RECV) != 0) {
+            int slot = (int) (wrId & 0xffff);
+            Received r = null;
+            CompletableFuture<Received> waiter = null;
+            synchronized (lock) {
+                Lease l = recvs[slot];
+                recvs[slot] = null;
+                recvPosted--;
+                if (status == WcStatus.SUCCESS && l != null) {
+                    boolean imm = (wc.wcFlags() & WcFlags.WITH_IMM) != 0;
+                    r = new Received(l, wc.byteLen(), wc.opcode(), imm, imm ? wc.immData() : 0);
+                    waiter = waiters.pollFirst();
+                    if (waiter != null) {
+                        waiterDeadlines.pollFirst();
+                    } else {
+                        arrived.addLast(r);
+                    }
+                } else if (l != null) {
+                    l.close();
+                }
+            }
+            if (waiter != null && !waiter.complete(r)) {
+                r.close();      // cancelled meanwhile: never reached the application
+            }
+            if (status != WcStatus.SUCCESS) {
+                fail(new WorkRequestException(status, wc.opcode(), "receive"));
+            }
+            return;
+        }
+        int slot = (int) wrId;
+        CompletableFuture<Object> f;
+        Object value = null;
+        Kind kind;
+        synchronized (lock) {
+            Op op = ops[slot];
+            if (!op.active) {
+                return;
+            }
+            f = op.future;
+            kind = op.kind;
+            if (op.result != null) {
+                if (status == WcStatus.SUCCESS) {
+                    value = op.result.getLong(0);
+                }
+                op.result.close();
+            }
+            if (op.lease != null) {
+                op.lease.unpin();
+            }
+            op.active = false;
+            op.future = null;
+            op.lease = null;
+            op.result = null;
+            freeOps[freeCount++] = slot;
+        }
+        if (status == WcStatus.SUCCESS) {
+            f.complete(value);
+        } else {
+            WorkRequestException e = new WorkRequestException(status, status == WcStatus.WR_FLUSH_ERR ? null : wc.opcode(),
+                    kind.name().toLowerCase(java.util.Locale.ROOT));
+            f.completeExceptionally(e);
+            fail(e);
+        }
+    }
+
+    private void checkTimeouts(long now) {
+        List<CompletableFuture<Received>> expiredWaiters = null;
+        CompletableFuture<Object> expiredOp = null;
+        Kind expiredKind = null;
+        synchronized (lock) {
+            while (!waiterDeadlines.isEmpty() && now - waiterDeadlines.peekFirst() >= 0) {
+                waiterDeadlines.pollFirst();
+                if (expiredWaiters == null) {
+                    expiredWaiters = new ArrayList<>();
+                }
+                expiredWaiters.add(waiters.pollFirst());
+            }
+            if (state == State.CONNECTED) {
+                for (Op op : ops) {
+                    if (op.active && now - op.deadline >= 0 && !op.future.isDone()) {
+                        expiredOp = op.future;
+                        expiredKind = op.kind;
+                        break;
+                    }
+                }
+            }
+        }
+        if (expiredWaiters != null) {
+            for (CompletableFuture<Received> w : expiredWaiters) {
+                w.completeExceptionally(new TimeoutException("receive: no message within the timeout"));
+            }
+        }
+        if (expiredOp != null) {
+            TimeoutException t = new TimeoutException(expiredKind.name().toLowerCase(java.util.Locale.ROOT)
+                    + ": no completion within " + cfg.timeout().toMillis() + " ms");
+            expiredOp.completeExceptionally(t);
+            fail(t);
+        }
+    }
+
+    /** Under the lock: posts receive buffers into the empty slots, as far as the pool allows. */
+    private void postReceives() {
+        for (int i = 0; i < recvs.length && recvPosted < recvs.length; i++) {
+            if (recvs[i] != null) {
+                continue;
+            }
+            Lease l = device.pool.tryLease(cfg.recvBufferSize());
+            if (l == null) {
+                return;                      // the pool is at its bound: try again on the next progress
+            }
+            rsge.set(l.address(), l.capacity(), l.lkey());
+            rwr.wrId(RECV | i).sgList(rsge).next(null);
+            try {
+                qp.postRecv(rwr);
+            } catch (RuntimeException e) {
+                l.close();
+                throw e;
+            }
+            recvs[i] = l;
+            recvPosted++;
+        }
+    }
+
+    // ---- CM events and the connection's life ----
+
+    /** From the dispatcher (its lock held). */
+    void onCmEvent(CmEvent e) {
+        switch (e.type()) {
+            case ESTABLISHED -> {
+                byte[] pd = e.privateData();
+                synchronized (lock) {
+                    if (state == State.CONNECTING) {
+                        state = State.CONNECTED;
+                        if (pd != null && pd.length > 0) {
+                            peerPrivateData = pd;
+                        }
+                    }
+                }
+                established.complete(null);
+            }
+            case DISCONNECTED -> fail(new EndpointClosedException("the peer disconnected", null));
+            case REJECTED, UNREACHABLE, CONNECT_ERROR, DEVICE_REMOVAL -> {
+                VerbsException x = new VerbsException(e.type() == org.jrdma.cm.CmEventType.REJECTED ? Errno.ECONNREFUSED
+                        : e.type() == org.jrdma.cm.CmEventType.UNREACHABLE ? Errno.ETIMEDOUT : Errno.EIO,
+                        "connection: " + e.type().eventStr() + " (status " + e.status() + ")");
+                established.completeExceptionally(x);
+                fail(x);
+            }
+            default -> {
+            }
+        }
+    }
+
+    void setPeerPrivateData(byte[] pd) {
+        peerPrivateData = pd == null ? new byte[0] : pd;
+    }
+
+    /** Waits (routing CM events itself) until ESTABLISHED or a failure, within {@code deadline} (nanoTime). */
+    void awaitEstablished(long deadline, String what) {
+        while (!established.isDone()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                VerbsException x = new VerbsException(Errno.ETIMEDOUT, what + ": not established within " + cfg.timeout().toMillis() + " ms");
+                established.completeExceptionally(x);
+                fail(x);
+                break;
+            }
+            dispatch.poll(Duration.ofNanos(Math.min(left, 10_000_000L)));
+        }
+        try {
+            established.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            close();
+            if (e.getCause() instanceof VerbsException v) {
+                throw new VerbsException(v.errno(), v.getMessage());
+            }
+            throw new VerbsException(Errno.EIO, what + ": " + e.getCause());
+        }
+    }
+
+    /**
+     * Breaks the endpoint (once): QP to ERR and disconnected, every outstanding future and waiting
+     * receive failed with {@link EndpointClosedException}. Any thread.
+     */
+    void fail(Throwable cause) {
+        List<CompletableFuture<?>> toFail = new ArrayList<>();
+        synchronized (lock) {
+            if (state == State.BROKEN || state == State.CLOSED) {
+                return;
+            }
+            state = State.BROKEN;
+            failure = cause;
+            for (Op op : ops) {
+                if (op.active && op.future != null) {
+                    toFail.add(op.future);
+                }
+            }
+            toFail.addAll(waiters);
+            waiters.clear();
+            waiterDeadlines.clear();
+        }
+        try {
+            qp.modify(new QpAttr().qpState(QpState.ERR), QpAttrMask.STATE);   // flushes what is posted
+        } catch (VerbsException ignored) {
+            // already in ERR or gone
+        }
+        try {
+            id.disconnect();
+        } catch (VerbsException ignored) {
+            // not connected (any more)
+        }
+        EndpointClosedException ex = closedException();
+        established.completeExceptionally(ex);
+        for (CompletableFuture<?> f : toFail) {
+            f.completeExceptionally(ex);
+        }
+    }
+
+    private EndpointClosedException closedException() {
+        Throwable c;
+        State s;
+        synchronized (lock) {
+            c = failure;
+            s = state;
+        }
+        return new EndpointClosedException("endpoint " + (s == State.CLOSED ? "closed" : "broken") + (c == null ? "" : ": " + c.getMessage()), c);
+    }
+
+    /**
+     * Disconnects and tears the endpoint down (see the class comment). Waits up to 100 ms for the
+     * flushed completions of what was outstanding. Idempotent; any thread.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+        }
+        fail(new EndpointClosedException("closed by the application", null));
+        progressLock.lock();
+        try {
+            long end = System.nanoTime() + 100_000_000L;
+            while (System.nanoTime() - end < 0) {
+                pollCq();
+                synchronized (lock) {
+                    if (freeCount == ops.length && recvPosted == 0) {
+                        break;
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            List<Lease> leftover = new ArrayList<>();
+            synchronized (lock) {
+                state = State.CLOSED;
+            }
+            group.removed(this);
+            dispatch.unregister(id);
+            try {
+                id.destroyQp();
+            } catch (VerbsException ignored) {
+                // the QP is gone with the device
+            }
+            synchronized (lock) {
+                // the QP is destroyed: the device touches none of these buffers any more
+                for (int slot = 0; slot < ops.length; slot++) {
+                    Op op = ops[slot];
+                    if (op.active) {
+                        if (op.lease != null) {
+                            op.lease.unpin();
+                        }
+                        if (op.result != null) {
+                            leftover.add(op.result);
+                        }
+                        op.active = false;
+                        op.future = null;
+                        op.lease = null;
+                        op.result = null;
+                        freeOps[freeCount++] = slot;
+                    }
+                }
+                for (int i = 0; i < recvs.length; i++) {
+                    if (recvs[i] != null) {
+                        leftover.add(recvs[i]);
+                        recvs[i] = null;
+                    }
+                }
+                recvPosted = 0;
+                for (Received r : arrived) {
+                    leftover.add(r.lease());
+                }
+                arrived.clear();
+            }
+            leftover.forEach(Lease::close);
+            try {
+                cq.close();
+            } catch (VerbsException ignored) {
+                // gone with the device
+            }
+            id.destroy();
+            if (ownsDispatch) {
+                dispatch.close();
+            }
+        } finally {
+            progressLock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Endpoint[" + id.localAddress() + " -> " + id.peerAddress() + ", qpn " + qp.qpNum() + "]";
+    }
+}
