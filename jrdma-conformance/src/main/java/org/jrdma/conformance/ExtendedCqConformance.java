@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * poll are EINVAL, completion timestamps (where the provider supports them) grow with time.
  */
 public abstract class ExtendedCqConformance extends ConformanceBase {
-    /** A connected pair whose four CQs are extended CQs with {@code wcFlags}; {@link #ex} holds them. */
+    /** A connected pair whose four CQs are extended CQs with {@code wcFlags}; the fields {@code sqa}, {@code rqa}, {@code sqb}, {@code rqb} hold them. */
     protected final Pair connectWithCqEx(Conn c, long wcFlags) {
         Pair p = new Pair();
         p.pa = track(ca.allocPd());
