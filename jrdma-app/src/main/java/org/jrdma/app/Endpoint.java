@@ -145,7 +145,7 @@ public final class Endpoint implements AutoCloseable {
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
-        this.cq = id.verbs().createCq(cfg.sendDepth() + cfg.recvDepth(), null);
+        this.cq = id.verbs().createCq(cfg.sendDepth() + cfg.recvDepth(), device.channel);
         try {
             QpInitAttr a = new QpInitAttr().sendCq(cq).recvCq(cq);
             a.cap().maxSendWr(cfg.sendDepth()).maxRecvWr(cfg.recvDepth()).maxSendSge(1).maxRecvSge(1);
@@ -397,6 +397,22 @@ public final class Endpoint implements AutoCloseable {
             return n;
         } finally {
             progressLock.unlock();
+        }
+    }
+
+    /** Asks for a completion event on the endpoint's CQ (the idle progress thread, before it blocks). */
+    void armCq() {
+        if (progressLock.tryLock()) {
+            try {
+                synchronized (lock) {
+                    if (state == State.CLOSED) {
+                        return;
+                    }
+                }
+                cq.reqNotify(false);
+            } finally {
+                progressLock.unlock();
+            }
         }
     }
 

@@ -15,6 +15,8 @@ import org.jrdma.cm.ConnParam;
 import org.jrdma.cm.EventChannel;
 import org.jrdma.cm.PortSpace;
 import org.jrdma.pool.RegisteredPool;
+import org.jrdma.verbs.CompletionChannel;
+import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.ProtectionDomain;
@@ -38,9 +40,12 @@ import org.jrdma.verbs.VerbsException;
  *
  * <p>Progress: with {@link EndpointConfig#progressThread()} (the default) a daemon thread
  * {@code jrdma-app-progress} calls {@link Endpoint#progress()} on every endpoint of the group in
- * turn; when a round found nothing it spins for 50 µs, then parks 50 µs at a time, up to 1 ms after
- * 10 ms idle (so an idle group costs little CPU, and the first completion after a pause waits up to
- * that long). Without it the application calls {@link #progress()} (or each endpoint's).
+ * turn; when rounds have found nothing for 50 µs it arms every endpoint's CQ ({@code ibv_req_notify_cq})
+ * and blocks on the devices' completion channels for up to 1 ms in all (so an idle group costs little
+ * CPU and a completion wakes it at once; a blocked thread also hands a soft device's receiving back to
+ * its I/O thread, which a polling thread had taken over), then goes round again (CM events and
+ * deadlines are looked at at least every millisecond). Without it the application calls
+ * {@link #progress()} (or each endpoint's).
  *
  * <p>Threads: every method may be called from any thread. {@link #connect} and
  * {@link EndpointListener#accept} block the caller up to {@link EndpointConfig#timeout()} per step.
@@ -52,11 +57,14 @@ public final class EndpointGroup implements AutoCloseable {
         final Context context;
         final ProtectionDomain pd;
         final RegisteredPool pool;
+        /** The completion channel of the device's endpoint CQs, on which an idle progress thread blocks. */
+        final CompletionChannel channel;
 
         GroupDevice(Context context, EndpointConfig cfg) {
             this.context = context;
             this.pd = context.allocPd();
             this.pool = RegisteredPool.create(pd, cfg.pool());
+            this.channel = context.createCompChannel();
         }
     }
 
@@ -212,11 +220,45 @@ public final class EndpointGroup implements AutoCloseable {
             if (idleSince == 0) {
                 idleSince = now;
             }
-            long idle = now - idleSince;
-            if (idle < 50_000) {
+            if (now - idleSince < 50_000) {
                 Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(idle < 10_000_000 ? 50_000 : 1_000_000);
+                continue;
+            }
+            try {
+                block();
+            } catch (RuntimeException e) {
+                LockSupport.parkNanos(1_000_000);   // a device or CQ closing under us
+            }
+        }
+    }
+
+    /** Arms every endpoint's CQ, looks once more, then waits on the devices' channels (1 ms in all). */
+    private void block() {
+        for (Endpoint e : endpoints) {
+            e.armCq();
+        }
+        if (progress() > 0) {
+            return;
+        }
+        List<GroupDevice> ds;
+        synchronized (this) {
+            ds = new ArrayList<>(devices.values());
+        }
+        if (ds.isEmpty()) {
+            LockSupport.parkNanos(1_000_000);
+            return;
+        }
+        long each = 1_000_000 / ds.size();
+        for (GroupDevice d : ds) {
+            try {
+                CompletionQueue cq = d.channel.getEvent(each, TimeUnit.NANOSECONDS);
+                if (cq != null) {
+                    cq.ackEvents(1);
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }
@@ -254,6 +296,7 @@ public final class EndpointGroup implements AutoCloseable {
             try {
                 d.pool.close();
                 d.pd.close();
+                d.channel.close();
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }

@@ -32,7 +32,7 @@ public final class KvBench {
         InetAddress client = InetAddress.getByName(args[1]);
         int keys = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
         int gets = args.length > 3 ? Integer.parseInt(args[3]) : 50_000;
-        int buckets = Integer.highestOneBit(keys * 4);
+        int buckets = Integer.highestOneBit(keys * 8);            // a load factor of 1/8 to 1/4
         try (EndpointGroup g = EndpointGroup.create(new EndpointConfig());
              RdmaKvServer rs = RdmaKvServer.start(g, new InetSocketAddress(server, 0), buckets);
              RdmaKvClient rc = RdmaKvClient.connect(g, rs.address(), new InetSocketAddress(client, 0));

@@ -9,8 +9,8 @@ import java.util.zip.CRC32C;
 
 /**
  * The server's hash table as clients READ it: {@code buckets} slots of {@link #SLOT} bytes, open
- * addressing with linear probing (up to {@link #PROBES} slots from the key's bucket, FNV-1a 64 of the
- * key modulo the bucket count), so that a GET is one RDMA READ per probe (Pilaf's layout idea).
+ * addressing with linear probing (up to {@link #PROBES} slots from the key's bucket: FNV-1a 64 of the
+ * key, mixed by MurmurHash3's fmix64, modulo the bucket count), so that a GET is one RDMA READ per probe (Pilaf's layout idea).
  *
  * <pre>
  * slot: version  u64  (odd while the server rewrites the slot; +2 per update)
@@ -51,6 +51,11 @@ public final class KvLayout {
             h ^= b & 0xff;
             h *= 0x100000001b3L;
         }
+        h ^= h >>> 33;                      // MurmurHash3's fmix64: FNV's low bits alone cluster similar keys
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
         return (int) Long.remainderUnsigned(h, buckets);
     }
 
