@@ -28,6 +28,8 @@ final class Flow {
     boolean rtoArmed;
     boolean started;
     boolean done;
+    /** The sender stopped before the end ({@code stop=}); {@link #done} is also set. */
+    boolean stopped;
     long finishPs;
     long timeouts;
     long sentPackets;

@@ -63,6 +63,7 @@ public final class Network implements EventHandler {
     long watchdogDrops;
     long stuckDiscards;
     int finished;
+    int stopped;
 
     /** The outcome of a run. */
     public record Result(Simulator.StopReason stop, long simulatedPs, long events, int flowsFinished, int flows,
@@ -156,6 +157,16 @@ public final class Network implements EventHandler {
             sw.ports(p, mmu);
         }
         routes(nodes, ports);
+        for (org.jrdma.fabric.scenario.RouteSpec r : s.routes()) {
+            Switch sw = (Switch) nodes[ids.get(r.sw())];
+            int via = ids.get(r.via());
+            for (Port p : sw.ports) {
+                if (p.peer.node.id() == via) {
+                    sw.routes[ids.get(r.dst())] = new int[] {p.index};
+                    break;
+                }
+            }
+        }
         if (s.watchdog() != null) {
             for (Switch sw : switches) {
                 sw.watchdog = new PfcWatchdog(this, sw, s.watchdog());
@@ -250,7 +261,7 @@ public final class Network implements EventHandler {
             }
             if (!(next instanceof Switch sw) || sw.routes[f.dst.id()] == null || hops > nodes.length) {
                 throw new ScenarioException(scenario.name(), fs.line(), "dst", "no path from '" + fs.src() + "' to '"
-                        + fs.dst() + "'");
+                        + fs.dst() + "'" + (hops > nodes.length ? " (the routes make a loop)" : ""));
             }
             p = sw.ports[sw.route(f.dst.id(), f.index)];
         }
@@ -381,7 +392,22 @@ public final class Network implements EventHandler {
         line(b, "watchdog_storms", watchdogStorms);
         line(b, "watchdog_drops", watchdogDrops);
         line(b, "stuck_nic_discards", stuckDiscards);
+        line(b, "flows_stopped", stopped);
         line(b, "max_egress_queue_bytes", maxQueue);
+        long buffered = 0;
+        int pausedNonEmpty = 0;
+        for (Switch sw : switches) {
+            for (int i = 0; i < sw.ports.length; i++) {
+                buffered += sw.egressBytes(i);
+                for (int q = 1; q < SwitchMmu.QUEUES; q++) {
+                    if (sw.queued(i, q) && sw.ports[i].paused(q)) {
+                        pausedNonEmpty++;
+                    }
+                }
+            }
+        }
+        line(b, "buffered_bytes_at_end", buffered);
+        line(b, "paused_nonempty_queues_at_end", pausedNonEmpty);
         line(b, "samples", samples);
         line(b, "packets_allocated", pool.created());
         return b.toString();

@@ -24,6 +24,7 @@ final class Nic implements Node, EventHandler {
     private static final int RTO = 2;
     private static final int STUCK = 3;
     private static final int CNP_ACT = 4;
+    private static final int STOP = 5;
     /** ACK/NAK on the wire: headers + AETH (4 B). */
     static final int ACK_EXTRA = 4;
     /** CNP on the wire: headers + 16 reserved bytes (IBTA Annex A17). */
@@ -59,6 +60,9 @@ final class Nic implements Node, EventHandler {
 
     void schedule(Flow f) {
         net.sim.at(f.spec.startPs(), this, START, f);
+        if (f.spec.stopPs() != Long.MAX_VALUE) {
+            net.sim.at(f.spec.stopPs(), this, STOP, f);
+        }
     }
 
     /** The receive pipeline stops at {@code atPs} (a host-originated pause storm). */
@@ -91,6 +95,16 @@ final class Nic implements Node, EventHandler {
                 }
                 net.pauses += SwitchMmu.QUEUES - 1;
                 sim.after(Math.max(1, PfcQuanta.durationPs(PfcQuanta.MAX, port.rateBps) / 2), this, STUCK, null);
+            }
+            case STOP -> {
+                Flow f = (Flow) payload;
+                if (!f.done) { // the application stops: nothing more is sent, nothing is resent
+                    f.done = true;
+                    f.stopped = true;
+                    active.remove(f);
+                    rr = 0;
+                    net.stopped++;
+                }
             }
             case CNP_ACT -> {
                 Flow f = (Flow) payload;

@@ -17,6 +17,7 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param nodes             hosts and switches
  * @param links             links
  * @param flows             flows
+ * @param routes            static routes that override shortest-path routing at a switch
  * @param buffer            the switches' MMU parameters
  * @param ecn               ECN marking at the switches (null: off)
  * @param pfc               PFC (null: off, the fabric is lossy)
@@ -34,7 +35,7 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param stuck             hosts whose NIC gets stuck (host-originated pause storm)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
-        List<LinkSpec> links, List<FlowSpec> flows, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
+        List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
         long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
 
@@ -43,7 +44,7 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
         if (ps <= 0) {
             throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
         }
-        return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, buffer, ecn, pfc, dcqcn,
+        return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
                 ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
     }
 

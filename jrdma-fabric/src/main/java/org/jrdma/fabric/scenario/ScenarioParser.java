@@ -27,6 +27,7 @@ public final class ScenarioParser {
     private final Map<String, NodeSpec> nodes = new LinkedHashMap<>();
     private final List<LinkSpec> links = new ArrayList<>();
     private final List<FlowSpec> flows = new ArrayList<>();
+    private final List<RouteSpec> routes = new ArrayList<>();
     private String name;
     private long durationPs = 10_000 * US;
     private long seed = 1;
@@ -309,13 +310,20 @@ public final class ScenarioParser {
                 }
             }
             case "flow" -> {
-                Fields f = new Fields(w, 1, "src", "dst", "size", "start", "priority");
+                Fields f = new Fields(w, 1, "src", "dst", "size", "start", "priority", "stop");
                 if (f.positional.size() != 1) {
-                    throw error(null, "flow needs one name, then src=, dst=, size=, start=, priority=");
+                    throw error(null, "flow needs one name, then src=, dst=, size=, start=, priority=, stop=");
                 }
                 flow(f.positional.get(0), f.string("src", null), f.string("dst", null), f);
             }
             case "flows" -> flows(w);
+            case "route" -> {
+                Fields f = new Fields(w, 1, "to", "via");
+                if (f.positional.size() != 1) {
+                    throw error(null, "route needs one switch name, then to= (a host) and via= (a neighbour)");
+                }
+                route(f.positional.get(0), f.string("to", null), f.string("via", null));
+            }
             case "watchdog" -> {
                 if (w.length < 2) {
                     throw error("preset", "watchdog needs a preset (sonic, juniper) or off");
@@ -375,7 +383,7 @@ public final class ScenarioParser {
                 }
             }
             default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
-                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, watchdog, stuck, sample, budget)");
+                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, route, watchdog, stuck, sample, budget)");
         }
     }
 
@@ -407,6 +415,23 @@ public final class ScenarioParser {
         links.add(new LinkSpec(a, b, rate, delay, loss, line));
     }
 
+    private void route(String sw, String to, String via) throws ScenarioException {
+        NodeSpec s = nodes.get(sw);
+        if (s == null || !s.isSwitch()) {
+            throw error("switch", "'" + sw + "' is not a switch");
+        }
+        NodeSpec d = nodes.get(to);
+        if (d == null || d.isSwitch()) {
+            throw error("to", "'" + to + "' is not a host");
+        }
+        boolean neighbour = links.stream().anyMatch(l -> l.a().equals(sw) && l.b().equals(via)
+                || l.b().equals(sw) && l.a().equals(via));
+        if (!neighbour) {
+            throw error("via", "'" + via + "' is not a neighbour of '" + sw + "'");
+        }
+        routes.add(new RouteSpec(sw, to, via, line));
+    }
+
     private void flow(String n, String src, String dst, Fields f) throws ScenarioException {
         for (String[] e : new String[][] {{"src", src}, {"dst", dst}}) {
             NodeSpec s = nodes.get(e[1]);
@@ -421,7 +446,12 @@ public final class ScenarioParser {
         if (size == 0) {
             throw error("size", "must be positive");
         }
-        flows.add(new FlowSpec(n, src, dst, size, f.time("start", "0"), (int) f.integer("priority", "3", 1, 7), line));
+        long start = f.time("start", "0");
+        long stop = f.values.containsKey("stop") ? f.time("stop", null) : Long.MAX_VALUE;
+        if (stop <= start) {
+            throw error("stop", "must be after start");
+        }
+        flows.add(new FlowSpec(n, src, dst, size, start, (int) f.integer("priority", "3", 1, 7), stop, line));
     }
 
     private void flows(String[] w) throws ScenarioException {
@@ -430,7 +460,7 @@ public final class ScenarioParser {
                     + "(host i sends to host i + H/2 mod H)");
         }
         if (w[1].equals("permutation")) {
-            Fields f = new Fields(w, 2, "size", "start", "priority");
+            Fields f = new Fields(w, 2, "size", "start", "priority", "stop");
             f.noPositional(0);
             List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
             if (hosts.size() < 2) {
@@ -441,7 +471,7 @@ public final class ScenarioParser {
             }
             return;
         }
-        Fields f = new Fields(w, 2, "dst", "size", "start", "priority", "senders");
+        Fields f = new Fields(w, 2, "dst", "size", "start", "priority", "senders", "stop");
         f.noPositional(0);
         String dst = f.string("dst", null);
         List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
@@ -543,8 +573,13 @@ public final class ScenarioParser {
                 }
             }
             case "ring" -> {
-                Fields f = new Fields(w, 2, "switches", "hosts-per-switch", "rate", "fabric-rate", "delay", "loss");
+                Fields f = new Fields(w, 2, "switches", "hosts-per-switch", "rate", "fabric-rate", "delay", "loss",
+                        "routing");
                 f.noPositional(0);
+                String routing = f.string("routing", "shortest");
+                if (!routing.equals("shortest") && !routing.equals("clockwise")) {
+                    throw error("routing", "'" + routing + "' is not shortest or clockwise");
+                }
                 int n = (int) f.integer("switches", null, 3, 1024);
                 int hps = (int) f.integer("hosts-per-switch", "1", 1, 1024);
                 long rate = f.rate("rate", null);
@@ -560,6 +595,15 @@ public final class ScenarioParser {
                         link("h" + (s * hps + h), "s" + s, rate, delay, loss);
                     }
                     link("s" + s, "s" + ((s + 1) % n), fabric, delay, loss);
+                }
+                if (routing.equals("clockwise")) { // every packet goes s(i) -> s(i+1) until its host's switch
+                    for (int s = 0; s < n; s++) {
+                        for (int h = 0; h < n * hps; h++) {
+                            if (h / hps != s) {
+                                route("s" + s, "h" + h, "s" + ((s + 1) % n));
+                            }
+                        }
+                    }
                 }
             }
             default -> throw error("kind", "unknown topology '" + w[1]
@@ -603,7 +647,7 @@ public final class ScenarioParser {
             throw error("size", "the buffer must exceed ECN's kmax");
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
-                List.copyOf(flows), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
+                List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
                 eventBudget, memoryBudget, watchdog, List.copyOf(stuck));
     }
 }
