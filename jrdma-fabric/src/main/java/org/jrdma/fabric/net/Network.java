@@ -46,6 +46,7 @@ public final class Network implements EventHandler {
     final long ccDelayPs;
     final Flow[] flows;
     private final Nic[] nics;
+    private final CephReadWorkload workload;
     private final Switch[] switches;
     private final int[][][] qlenBins;
     private long samples;
@@ -175,16 +176,49 @@ public final class Network implements EventHandler {
         for (Scenario.StuckSpec st : s.stuck()) {
             ((Nic) nodes[ids.get(st.host())]).stuckAt(st.atPs());
         }
-        this.flows = new Flow[s.flows().size()];
+        List<FlowSpec> specs = new ArrayList<>(s.flows());
+        org.jrdma.fabric.scenario.WorkloadSpec w = s.workload();
+        if (w != null) { // persistent connections: client c to OSD o, and back
+            for (int c = 0; c < w.clients(); c++) {
+                for (int o = 0; o < w.osds(); o++) {
+                    String cn = s.nodes().get(nics[w.osds() + c].id()).name();
+                    String on = s.nodes().get(nics[o].id()).name();
+                    specs.add(new FlowSpec("req-" + cn + "-" + on, cn, on, 0, 0, w.priority(), Long.MAX_VALUE, w.line()));
+                    specs.add(new FlowSpec("resp-" + on + "-" + cn, on, cn, 0, 0, w.priority(), Long.MAX_VALUE, w.line()));
+                }
+            }
+        }
+        boolean tcp = !s.transport().equals("roce");
+        this.flows = new Flow[specs.size()];
         for (int i = 0; i < flows.length; i++) {
-            FlowSpec fs = s.flows().get(i);
+            FlowSpec fs = specs.get(i);
             Nic src = (Nic) nodes[ids.get(fs.src())];
             Nic dst = (Nic) nodes[ids.get(fs.dst())];
-            DcqcnReactionPoint rp = s.dcqcn() == null ? null : new DcqcnReactionPoint(s.dcqcn(), src.port.rateBps);
-            DcqcnNotificationPoint np = s.dcqcn() == null ? null : new DcqcnNotificationPoint(s.dcqcn().cnpIntervalNs());
+            boolean cc = s.dcqcn() != null && !tcp;
+            DcqcnReactionPoint rp = cc ? new DcqcnReactionPoint(s.dcqcn(), src.port.rateBps) : null;
+            DcqcnNotificationPoint np = cc ? new DcqcnNotificationPoint(s.dcqcn().cnpIntervalNs()) : null;
             Flow f = new Flow(i, fs, src, dst, rp, np);
+            if (tcp) {
+                f.tcp = new TcpConnection(s.tcp(), mtu, f);
+            }
             f.standalonePs = standalone(f, fs, nodes);
             flows[i] = f;
+        }
+        if (w != null) {
+            Nic[] osds = Arrays.copyOfRange(nics, 0, w.osds());
+            Nic[] clients = Arrays.copyOfRange(nics, w.osds(), w.osds() + w.clients());
+            Flow[][] req = new Flow[w.clients()][w.osds()];
+            Flow[][] resp = new Flow[w.osds()][w.clients()];
+            int k = s.flows().size();
+            for (int c = 0; c < w.clients(); c++) {
+                for (int o = 0; o < w.osds(); o++) {
+                    req[c][o] = flows[k++];
+                    resp[o][c] = flows[k++];
+                }
+            }
+            workload = new CephReadWorkload(this, w, s.cpu(), osds, clients, req, resp, sim.random(7_000_000L));
+        } else {
+            workload = null;
         }
         qlenBins = new int[switches.length][][];
         for (int i = 0; i < switches.length; i++) {
@@ -200,6 +234,11 @@ public final class Network implements EventHandler {
      */
     public static Network build(Scenario s, long seed, Path outDir) throws IOException, ScenarioException {
         return new Network(s, seed, outDir);
+    }
+
+    /** Nodes in the network (hosts and switches). */
+    int nodeCount() {
+        return scenario.nodes().size();
     }
 
     /** Shortest paths from every switch to every host; ECMP over the equal-cost next hops. */
@@ -278,6 +317,9 @@ public final class Network implements EventHandler {
             f.src.schedule(f);
         }
         sim.at(0, this, SAMPLE, null);
+        if (workload != null) {
+            workload.start();
+        }
         for (Switch sw : switches) {
             if (sw.watchdog != null) {
                 sw.watchdog.start();
@@ -313,7 +355,7 @@ public final class Network implements EventHandler {
         }
         long interval = scenario.samplePs();
         for (Flow f : flows) {
-            if (f.started && !f.done) {
+            if (f.started && !f.done && !f.persistent) {
                 long rate = f.rp == null ? f.src.port.rateBps : (long) f.rp.rateBps(now / 1000);
                 long goodput = (long) ((f.delivered - f.deliveredAtSample) * 8e12 / interval);
                 out.rate(now, f.index, rate, goodput);
@@ -410,6 +452,24 @@ public final class Network implements EventHandler {
         line(b, "paused_nonempty_queues_at_end", pausedNonEmpty);
         line(b, "samples", samples);
         line(b, "packets_allocated", pool.created());
+        line(b, "transport", scenario.transport());
+        if (!scenario.transport().equals("roce")) {
+            long rtx = 0;
+            long fr = 0;
+            for (Flow f : flows) {
+                if (f.tcp != null) {
+                    rtx += f.tcp.retransmits;
+                    fr += f.tcp.fastRetransmits;
+                }
+            }
+            line(b, "tcp_retransmitted_segments", rtx);
+            line(b, "tcp_fast_recoveries", fr);
+            line(b, "tcp_min_rto_us", scenario.tcp().minRtoPs() / 1_000_000);
+            line(b, "tcp_dctcp", scenario.tcp().dctcp() ? "on" : "off");
+        }
+        if (workload != null) {
+            workload.summary(b, sim.now());
+        }
         return b.toString();
     }
 

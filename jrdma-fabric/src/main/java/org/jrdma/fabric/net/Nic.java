@@ -25,6 +25,7 @@ final class Nic implements Node, EventHandler {
     private static final int STUCK = 3;
     private static final int CNP_ACT = 4;
     private static final int STOP = 5;
+    private static final int TCP_RTO = 6;
     /** ACK/NAK on the wire: headers + AETH (4 B). */
     static final int ACK_EXTRA = 4;
     /** CNP on the wire: headers + 16 reserved bytes (IBTA Annex A17). */
@@ -41,6 +42,11 @@ final class Nic implements Node, EventHandler {
     /** The receive pipeline stopped: discard what arrives, keep pausing the switch. */
     private boolean stuck;
     long stuckDiscards;
+    /** Packets this NIC sent and received, by kind (the CPU cost model's inputs). */
+    long txData;
+    long rxData;
+    long txControl;
+    long rxControl;
 
     Nic(Network net, int id, String name) {
         this.net = net;
@@ -111,8 +117,26 @@ final class Nic implements Node, EventHandler {
                 f.rp.onCnp(sim.now() / 1000);
                 net.cnpHandled++;
             }
+            case TCP_RTO -> tcpTimer((Flow) payload);
             default -> timeout((Flow) payload);
         }
+    }
+
+    private void tcpTimer(Flow f) {
+        TcpConnection t = f.tcp;
+        long now = net.sim.now();
+        f.rtoArmed = false;
+        if (f.done || t.rtoDeadlinePs == Long.MAX_VALUE) {
+            return;
+        }
+        if (now >= t.rtoDeadlinePs) {
+            t.onTimeout(now);
+            f.timeouts++;
+            net.timeouts++;
+            port.kick();
+        }
+        f.rtoArmed = true;
+        net.sim.at(t.rtoDeadlinePs, this, TCP_RTO, f);
     }
 
     private void timeout(Flow f) {
@@ -146,6 +170,13 @@ final class Nic implements Node, EventHandler {
         for (int i = 0; i < n; i++) {
             int k = (rr + i) % n;
             Flow f = active.get(k);
+            if (f.tcp != null) {
+                if (out.paused(f.priority) || !f.tcp.canSend()) {
+                    continue;
+                }
+                rr = k + 1;
+                return tcpData(f, now);
+            }
             if (f.sndNxt >= f.size || out.paused(f.priority)) {
                 continue;
             }
@@ -165,6 +196,7 @@ final class Nic implements Node, EventHandler {
 
     private Packet data(Flow f, long now) {
         Packet p = net.pool.get();
+        txData++;
         p.type = Packet.DATA;
         p.flow = f.index;
         p.src = id;
@@ -188,6 +220,25 @@ final class Nic implements Node, EventHandler {
         return p;
     }
 
+    private Packet tcpData(Flow f, long now) {
+        Packet p = net.pool.get();
+        f.tcp.next(p, now);
+        p.type = Packet.DATA;
+        p.flow = f.index;
+        p.src = id;
+        p.dst = f.dst.id();
+        p.wireBytes = p.payload + net.header;
+        p.priority = f.priority;
+        f.sentPackets++;
+        net.dataPackets++;
+        txData++;
+        if (!f.rtoArmed && f.tcp.rtoDeadlinePs != Long.MAX_VALUE) {
+            f.rtoArmed = true;
+            net.sim.at(f.tcp.rtoDeadlinePs, this, TCP_RTO, f);
+        }
+        return p;
+    }
+
     private void control(int type, Flow f, long psn, int to) {
         Packet p = net.pool.get();
         p.type = type;
@@ -198,6 +249,23 @@ final class Nic implements Node, EventHandler {
         p.priority = 0;
         p.wireBytes = net.header + (type == Packet.CNP ? CNP_EXTRA : ACK_EXTRA);
         control.addLast(p);
+        txControl++;
+        port.kick();
+    }
+
+    /** A TCP ACK for {@code f}'s receiver: cumulative ACK, SACK blocks, ECE. */
+    private void tcpAck(Flow f, long lastPsn, boolean ece, int to) {
+        Packet p = net.pool.get();
+        p.type = Packet.ACK;
+        p.flow = f.index;
+        p.src = id;
+        p.dst = to;
+        p.priority = 0;
+        f.tcp.fillAck(p, lastPsn);
+        p.ece = ece;
+        p.wireBytes = net.header + (p.sackCount > 0 ? 2 + 8 * p.sackCount + 2 : 0); // SACK option + NOP pad
+        control.addLast(p);
+        txControl++;
         port.kick();
     }
 
@@ -211,6 +279,16 @@ final class Nic implements Node, EventHandler {
         }
         Flow f = net.flows[p.flow];
         long now = net.sim.now();
+        if (p.type == Packet.DATA) {
+            rxData++;
+        } else {
+            rxControl++;
+        }
+        if (f.tcp != null) {
+            receiveTcp(f, p, now);
+            net.pool.release(p);
+            return;
+        }
         switch (p.type) {
             case Packet.DATA -> receiveData(f, p, now);
             case Packet.ACK -> {
@@ -220,7 +298,7 @@ final class Nic implements Node, EventHandler {
                     if (f.sndNxt < f.sndUna) {
                         f.sndNxt = f.sndUna;
                     }
-                    if (f.sndUna >= f.size && !f.done) {
+                    if (f.sndUna >= f.size && !f.done && !f.persistent) {
                         finish(f, now);
                     }
                 }
@@ -246,6 +324,26 @@ final class Nic implements Node, EventHandler {
         net.pool.release(p);
     }
 
+    private void receiveTcp(Flow f, Packet p, long now) {
+        if (p.type == Packet.DATA) {
+            long added = f.tcp.onData(p.psn, p.payload);
+            if (added > 0) {
+                f.delivered += added;
+                f.deliveredTo(now);
+            }
+            tcpAck(f, p.psn, p.ce, p.src);
+        } else if (p.type == Packet.ACK && !f.done) {
+            f.tcp.onAck(p, now);
+            f.sndUna = f.tcp.sndUna;
+            f.sndNxt = f.tcp.sndNxt;
+            if (f.sndUna >= f.size && !f.persistent) {
+                finish(f, now);
+            } else {
+                port.kick();
+            }
+        }
+    }
+
     private void receiveData(Flow f, Packet p, long now) {
         if (p.ce && f.np != null && f.np.onCongestionExperienced(now / 1000)) {
             net.cnpSent++;
@@ -255,6 +353,7 @@ final class Nic implements Node, EventHandler {
             f.expected += p.payload;
             f.delivered += p.payload;
             f.nackFor = -1;
+            f.deliveredTo(now);
             if (++f.sinceAck >= net.ackInterval || f.expected >= f.size) {
                 f.sinceAck = 0;
                 control(Packet.ACK, f, f.expected, p.src);

@@ -45,6 +45,12 @@ public final class Packet {
     public int pfcQuanta;
     /** On the wire: when it reaches the peer port, in ps. */
     public long arrivalPs;
+    /** TCP ACK: SACK blocks as [start, end) pairs (up to 3, RFC 2018). */
+    public final long[] sack = new long[6];
+    /** TCP ACK: how many SACK blocks are set. */
+    public int sackCount;
+    /** TCP ACK: ECN-Echo (DCTCP: the acked segment carried CE). */
+    public boolean ece;
 
     void clear() {
         type = 0;
@@ -61,5 +67,7 @@ public final class Packet {
         pfcPriority = 0;
         pfcQuanta = 0;
         arrivalPs = 0;
+        sackCount = 0;
+        ece = false;
     }
 }

@@ -33,11 +33,17 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param memoryBudgetBytes the most heap the run may use
  * @param watchdog          the switches' PFC watchdog (null: off)
  * @param stuck             hosts whose NIC gets stuck (host-originated pause storm)
+ * @param transport         the NICs' transport: {@code roce} (RC QPs, go-back-N, DCQCN), {@code tcp}
+ *                          (kernel TCP, {@link TcpSpec}) or {@code iwarp} (the same TCP on an RNIC)
+ * @param tcp               the TCP model's parameters (transport tcp and iwarp)
+ * @param workload          the request/response workload (null: none)
+ * @param cpu               the host CPU cost model (the transport's defaults unless the file sets it)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
-        long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
+        long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck, String transport,
+        TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
@@ -45,7 +51,8 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
             throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
-                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
+                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
+                transport, tcp, workload, cpu);
     }
 
     /**

@@ -42,12 +42,18 @@ public final class ScenarioParser {
     private long rtoPs = 1_000 * US;
     private long nackIntervalPs = 500 * US;
     private long ccDelayPs;
+    private String transport = "roce";
+    private TcpSpec tcp = TcpSpec.LINUX;
+    private WorkloadSpec workload;
+    private CpuSpec cpu;
+    private Fields cpuFields;
     private long samplePs = 10 * US;
     private long eventBudget = 2_000_000_000L;
     private long memoryBudget = 1L << 30;
     private Scenario.WatchdogSpec watchdog;
     private final List<Scenario.StuckSpec> stuck = new ArrayList<>();
     private boolean topologySeen;
+    private int cpuLine;
     private int line;
 
     private ScenarioParser(String source) {
@@ -299,8 +305,12 @@ public final class ScenarioParser {
                 }
             }
             case "nic" -> {
-                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay");
+                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay", "transport");
                 f.noPositional(0);
+                transport = f.string("transport", "roce");
+                if (!List.of("roce", "tcp", "iwarp").contains(transport)) {
+                    throw error("transport", "'" + transport + "' is not roce, tcp or iwarp");
+                }
                 ackInterval = (int) f.integer("ack-interval", "1", 1, 1 << 20);
                 rtoPs = f.time("rto", "1ms");
                 nackIntervalPs = f.time("nack-interval", "500us");
@@ -317,6 +327,64 @@ public final class ScenarioParser {
                 flow(f.positional.get(0), f.string("src", null), f.string("dst", null), f);
             }
             case "flows" -> flows(w);
+            case "tcp" -> {
+                Fields f = new Fields(w, 1, "min-rto", "initial-rto", "init-cwnd", "dctcp", "dctcp-g");
+                f.noPositional(0);
+                String d = f.string("dctcp", "off");
+                if (!d.equals("on") && !d.equals("off")) {
+                    throw error("dctcp", "'" + d + "' is not on or off");
+                }
+                long minRto = f.time("min-rto", "200ms");
+                long initRto = f.time("initial-rto", "1s");
+                if (minRto == 0 || initRto == 0) {
+                    throw error(minRto == 0 ? "min-rto" : "initial-rto", "must be positive");
+                }
+                double g = f.fraction("dctcp-g", "0.0625", true);
+                if (g == 0) {
+                    throw error("dctcp-g", "must be positive");
+                }
+                tcp = new TcpSpec(minRto, initRto, (int) f.integer("init-cwnd", "10", 1, 1000), d.equals("on"), g);
+            }
+            case "workload" -> {
+                if (w.length < 2 || !w[1].equals("ceph-read")) {
+                    throw error("kind", "workload supports 'ceph-read'");
+                }
+                Fields f = new Fields(w, 2, "osds", "clients", "iops", "request", "response", "osd-service",
+                        "osd-jitter", "osd-workers", "priority", "warmup");
+                f.noPositional(0);
+                long hosts = nodes.values().stream().filter(x -> !x.isSwitch()).count();
+                int osds = (int) f.integer("osds", null, 1, 4096);
+                int clients = (int) f.integer("clients", null, 1, 4096);
+                if (osds + clients > hosts) {
+                    throw error("clients", "osds + clients = " + (osds + clients) + " but there are " + hosts + " hosts");
+                }
+                double iops;
+                try {
+                    iops = Double.parseDouble(f.string("iops", null));
+                } catch (NumberFormatException e) {
+                    throw error("iops", "not a number: '" + f.string("iops", null) + "'");
+                }
+                if (!(iops > 0)) {
+                    throw error("iops", "must be positive");
+                }
+                long req = f.size("request", "512B");
+                long resp = f.size("response", "4KiB");
+                if (req == 0 || resp == 0) {
+                    throw error(req == 0 ? "request" : "response", "must be positive");
+                }
+                workload = new WorkloadSpec(osds, clients, iops, req, resp, f.time("osd-service", null),
+                        f.time("osd-jitter", "0"), (int) f.integer("osd-workers", "16", 1, 1024),
+                        (int) f.integer("priority", "3", 1, 7), f.time("warmup", "0"), line);
+            }
+            case "cpu" -> {
+                cpuFields = new Fields(w, 1, "per-message", "per-packet", "osd-op", "cores");
+                cpuFields.noPositional(0);
+                cpuFields.integer("cores", "16", 1, 4096); // checked here, applied in finish (after transport)
+                cpuFields.time("per-message", "0");
+                cpuFields.time("per-packet", "0");
+                cpuFields.time("osd-op", "0");
+                cpuLine = line;
+            }
             case "route" -> {
                 Fields f = new Fields(w, 1, "to", "via");
                 if (f.positional.size() != 1) {
@@ -383,7 +451,8 @@ public final class ScenarioParser {
                 }
             }
             default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
-                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, route, watchdog, stuck, sample, budget)");
+                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, tcp, flow, flows, route, workload, cpu, watchdog, stuck, "
+                    + "sample, budget)");
         }
     }
 
@@ -612,6 +681,17 @@ public final class ScenarioParser {
     }
 
     private Scenario finish() throws ScenarioException {
+        CpuSpec d = CpuSpec.defaults(transport);
+        if (cpuFields != null) {
+            line = cpuLine;
+            Fields f = cpuFields;
+            cpu = new CpuSpec(f.values.containsKey("per-message") ? f.time("per-message", null) : d.perMessagePs(),
+                    f.values.containsKey("per-packet") ? f.time("per-packet", null) : d.perPacketPs(),
+                    f.values.containsKey("osd-op") ? f.time("osd-op", null) : d.osdOpPs(),
+                    (int) f.integer("cores", String.valueOf(d.cores()), 1, 4096));
+        } else {
+            cpu = d;
+        }
         line = 0;
         if (nodes.isEmpty()) {
             throw error(null, "no nodes: give a topology or host/switch/link lines");
@@ -648,6 +728,6 @@ public final class ScenarioParser {
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
                 List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
-                eventBudget, memoryBudget, watchdog, List.copyOf(stuck));
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu);
     }
 }
