@@ -38,6 +38,8 @@ public final class Network implements EventHandler {
     final boolean quantaMode;
     final int pfcQuanta;
     final boolean ecn;
+    /** InfiniBand credit links everywhere (no PFC, no MMU drops). */
+    final boolean ib;
     final int mtu;
     final int header;
     final int ackInterval;
@@ -79,6 +81,7 @@ public final class Network implements EventHandler {
         this.quantaMode = pfc && s.pfc().quantaMode();
         this.pfcQuanta = pfc ? s.pfc().quanta() : 0;
         this.ecn = s.ecn() != null;
+        this.ib = s.ib() != null;
         this.mtu = s.mtuBytes();
         this.header = s.headerBytes();
         this.ackInterval = s.ackInterval();
@@ -130,6 +133,18 @@ public final class Network implements EventHandler {
         }
         for (Nic nic : nics) {
             nic.port = ports.get(nic.id()).getFirst();
+        }
+        if (ib) {
+            for (List<Port> l : ports) {
+                for (Port p : l) {
+                    p.infiniband(s.ib().vlBufferBytes(), s.ib().creditUpdatePs());
+                }
+            }
+            for (List<Port> l : ports) {
+                for (Port p : l) {
+                    p.initCredits();
+                }
+            }
         }
         Scenario.BufferSpec buf = s.buffer();
         for (Switch sw : switches) {
@@ -413,6 +428,19 @@ public final class Network implements EventHandler {
         line(b, "links", scenario.links().size());
         line(b, "dcqcn", scenario.dcqcn() == null ? "off" : scenario.dcqcn().name());
         line(b, "pfc", !pfc ? "off" : quantaMode ? "quanta " + pfcQuanta : "xon-xoff");
+        if (ib) {
+            long overruns = 0;
+            int maxHeld = 0;
+            for (Switch sw : switches) {
+                for (Port p : sw.ports) {
+                    overruns += p.creditOverruns;
+                    maxHeld = Math.max(maxHeld, p.maxHeldBlocks);
+                }
+            }
+            line(b, "ib_vl_buffer_blocks", scenario.ib().vlBufferBytes() / org.jrdma.fabric.scenario.IbSpec.BLOCK);
+            line(b, "ib_max_held_blocks", maxHeld);
+            line(b, "ib_credit_overruns", overruns);
+        }
         line(b, "ecn", !ecn ? "off" : String.format(Locale.ROOT, "kmin=%d kmax=%d pmax=%s", scenario.ecn().kminBytes(),
                 scenario.ecn().kmaxBytes(), scenario.ecn().pmax()));
         line(b, "watchdog", scenario.watchdog() == null ? "off" : String.format(Locale.ROOT,

@@ -160,9 +160,9 @@ final class Nic implements Node, EventHandler {
 
     @Override
     public Packet next(Port out) {
-        Packet c = control.pollFirst();
-        if (c != null) {
-            return c;
+        Packet c = control.peekFirst();
+        if (c != null && out.mayStart(0, c.wireBytes)) {
+            return control.pollFirst();
         }
         long now = net.sim.now();
         int n = active.size();
@@ -171,13 +171,13 @@ final class Nic implements Node, EventHandler {
             int k = (rr + i) % n;
             Flow f = active.get(k);
             if (f.tcp != null) {
-                if (out.paused(f.priority) || !f.tcp.canSend()) {
+                if (!out.mayStart(f.priority, net.mtu + net.header) || !f.tcp.canSend()) {
                     continue;
                 }
                 rr = k + 1;
                 return tcpData(f, now);
             }
-            if (f.sndNxt >= f.size || out.paused(f.priority)) {
+            if (f.sndNxt >= f.size || !out.mayStart(f.priority, net.mtu + net.header)) {
                 continue;
             }
             if (f.nextAvailPs > now) {

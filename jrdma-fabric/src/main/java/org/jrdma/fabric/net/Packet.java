@@ -16,6 +16,8 @@ public final class Packet {
     public static final int CNP = 3;
     /** 802.1Qbb PFC frame (link-local). */
     public static final int PFC = 4;
+    /** InfiniBand flow-control packet (link-local): {@link #pfcPriority} is the VL, {@link #psn} the FCCL. */
+    public static final int FC = 5;
 
     /** One of the type constants. */
     public int type;

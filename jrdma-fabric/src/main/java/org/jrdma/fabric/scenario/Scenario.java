@@ -38,12 +38,13 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param tcp               the TCP model's parameters (transport tcp and iwarp)
  * @param workload          the request/response workload (null: none)
  * @param cpu               the host CPU cost model (the transport's defaults unless the file sets it)
+ * @param ib                InfiniBand credit flow control on every link (null: Ethernet)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
         long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck, String transport,
-        TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu) {
+        TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu, IbSpec ib) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
@@ -52,7 +53,7 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
                 ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
-                transport, tcp, workload, cpu);
+                transport, tcp, workload, cpu, ib);
     }
 
     /**

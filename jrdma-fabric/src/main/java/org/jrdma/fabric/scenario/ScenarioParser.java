@@ -46,6 +46,8 @@ public final class ScenarioParser {
     private TcpSpec tcp = TcpSpec.LINUX;
     private WorkloadSpec workload;
     private CpuSpec cpu;
+    private IbSpec ib;
+    private int ibLine;
     private Fields cpuFields;
     private long samplePs = 10 * US;
     private long eventBudget = 2_000_000_000L;
@@ -327,6 +329,16 @@ public final class ScenarioParser {
                 flow(f.positional.get(0), f.string("src", null), f.string("dst", null), f);
             }
             case "flows" -> flows(w);
+            case "ib" -> {
+                Fields f = new Fields(w, 1, "vl-buffer", "credit-update");
+                f.noPositional(0);
+                long b = f.size("vl-buffer", "16KiB");
+                if (b < IbSpec.BLOCK || b % IbSpec.BLOCK != 0) {
+                    throw error("vl-buffer", "must be a positive multiple of 64 B (one credit block): " + b);
+                }
+                ib = new IbSpec(b, f.time("credit-update", "256ns"));
+                ibLine = line;
+            }
             case "tcp" -> {
                 Fields f = new Fields(w, 1, "min-rto", "initial-rto", "init-cwnd", "dctcp", "dctcp-g");
                 f.noPositional(0);
@@ -451,7 +463,7 @@ public final class ScenarioParser {
                 }
             }
             default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
-                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, tcp, flow, flows, route, workload, cpu, watchdog, stuck, "
+                    + "switch, link, topology, buffer, ecn, pfc, ib, dcqcn, nic, tcp, flow, flows, route, workload, cpu, watchdog, stuck, "
                     + "sample, budget)");
         }
     }
@@ -717,6 +729,19 @@ public final class ScenarioParser {
             throw new ScenarioException(source, st.line(), "host", "a stuck NIC sends PFC pauses: PFC is off");
         }
         long wire = mtu + header;
+        if (ib != null) {
+            line = ibLine;
+            if (pfc != null) {
+                throw error("vl-buffer", "InfiniBand links use credits: turn PFC off ('pfc off')");
+            }
+            if (ib.vlBufferBytes() < wire) {
+                throw error("vl-buffer", "a VL buffer (" + ib.vlBufferBytes() + " B) must hold one packet (" + wire
+                        + " B with headers)");
+            }
+            if (!transport.equals("roce")) {
+                throw error("vl-buffer", "InfiniBand links carry RC QPs: transport must be roce (the RC model)");
+            }
+        }
         if (buffer.bufferBytes() < wire) {
             line = bufferLine;
             throw error("size", "the switch buffer (" + buffer.bufferBytes() + " B) is smaller than one MTU ("
@@ -728,6 +753,6 @@ public final class ScenarioParser {
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
                 List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
-                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu);
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib);
     }
 }
