@@ -71,7 +71,8 @@ public final class FabricCommand implements Runnable {
     /** {@code jrdma fabric run}. */
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = "Run SCENARIO (a file, or a shipped scenario's name) and write its outputs into DIR: "
-                    + "fct.txt, pfc.txt, qlen.txt (HPCC formats), queue.txt, rate.txt, summary.txt.")
+                    + "fct.txt, pfc.txt, qlen.txt (HPCC formats), queue.txt, rate.txt, summary.txt (and the SVG "
+                    + "plots with --plot). A suite file (compare lines only) prints its before/after tables.")
     static final class Run implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -88,6 +89,10 @@ public final class FabricCommand implements Runnable {
         @Option(names = "--duration", paramLabel = "TIME",
                 description = "simulated time to run, e.g. 2ms (default: the scenario's duration)")
         String duration;
+
+        @Option(names = "--plot", description = "also draw SVG plots into DIR: rate.svg, queue.svg, pause.svg, "
+                + "fct-slowdown.svg (from the run's files)")
+        boolean plot;
 
         @Override
         public Integer call() throws IOException {
@@ -130,6 +135,11 @@ public final class FabricCommand implements Runnable {
                     + "events_per_cpu_second %.0f%nheap_used_bytes %d%noutputs %s%n", wall, cpu,
                     r.events() / Math.max(wall, 1e-9), r.events() / Math.max(cpu, 1e-9),
                     Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory(), dir);
+            if (plot) {
+                for (Path f : org.jrdma.fabric.plot.FabricPlots.write(dir)) {
+                    o.println("plot " + f);
+                }
+            }
             o.flush();
             if (!r.summary().contains("status completed")) {
                 e.println("fabric: " + r.summary().lines().filter(l -> l.startsWith("status ")).findFirst()
