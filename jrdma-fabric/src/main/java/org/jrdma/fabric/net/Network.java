@@ -46,6 +46,8 @@ public final class Network implements EventHandler {
     final long rtoPs;
     final long nackIntervalPs;
     final long ccDelayPs;
+    /** 0: go-back-N; else go-back-0 with messages of this many bytes. */
+    final long goBack0MessageBytes;
     final Flow[] flows;
     private final Nic[] nics;
     private final CephReadWorkload workload;
@@ -88,6 +90,7 @@ public final class Network implements EventHandler {
         this.rtoPs = s.rtoPs();
         this.nackIntervalPs = s.nackIntervalPs();
         this.ccDelayPs = s.ccDelayPs();
+        this.goBack0MessageBytes = s.goBack0MessageBytes();
 
         int n = s.nodes().size();
         Node[] nodes = new Node[n];
@@ -124,6 +127,8 @@ public final class Network implements EventHandler {
                     sim.random(1_000_000L + 2L * linkNo + 1));
             pa.peer = pb;
             pb.peer = pa;
+            pa.dropEvery = l.dropEvery();
+            pb.dropEvery = l.dropEvery();
             ports.get(a).add(pa);
             ports.get(b).add(pb);
             if (nodes[a] instanceof Nic || nodes[b] instanceof Nic) {
@@ -450,7 +455,13 @@ public final class Network implements EventHandler {
         line(b, "cc_reaction_delay_ns", ccDelayPs / 1000);
         line(b, "flows", flows.length);
         line(b, "flows_finished", finished);
+        line(b, "recovery", goBack0MessageBytes == 0 ? "go-back-n" : "go-back-0 message=" + goBack0MessageBytes);
         line(b, "data_packets_sent", dataPackets);
+        long delivered = 0;
+        for (Flow f : flows) {
+            delivered += f.delivered;
+        }
+        line(b, "delivered_bytes", delivered);
         line(b, "ecn_marked", marked);
         line(b, "np_cnp_sent", cnpSent);
         line(b, "rp_cnp_handled", cnpHandled);

@@ -38,6 +38,8 @@ final class Nic implements Node, EventHandler {
     private final ArrayDeque<Packet> control = new ArrayDeque<>();
     private final ArrayList<Flow> active = new ArrayList<>();
     private int rr;
+    /** The next IPv4 identification (16 bits, one per data packet sent). */
+    private int ipId;
     private long wakeAt = Long.MAX_VALUE;
     /** The receive pipeline stopped: discard what arrives, keep pausing the switch. */
     private boolean stuck;
@@ -148,7 +150,7 @@ final class Nic implements Node, EventHandler {
         if (f.sndNxt > f.sndUna && now - f.lastProgressPs >= net.rtoPs) {
             f.timeouts++;
             net.timeouts++;
-            f.sndNxt = f.sndUna;
+            f.sndNxt = restartAt(f.sndUna);
             f.lastProgressPs = now;
             port.kick();
         }
@@ -197,6 +199,8 @@ final class Nic implements Node, EventHandler {
     private Packet data(Flow f, long now) {
         Packet p = net.pool.get();
         txData++;
+        p.ipId = ipId;
+        ipId = (ipId + 1) & 0xFFFF;
         p.type = Packet.DATA;
         p.flow = f.index;
         p.src = id;
@@ -295,7 +299,7 @@ final class Nic implements Node, EventHandler {
                 if (p.psn > f.sndUna) {
                     f.sndUna = p.psn;
                     f.lastProgressPs = now;
-                    if (f.sndNxt < f.sndUna) {
+                    if (f.sndNxt < f.sndUna && net.goBack0MessageBytes == 0) {
                         f.sndNxt = f.sndUna;
                     }
                     if (f.sndUna >= f.size && !f.done && !f.persistent) {
@@ -306,7 +310,7 @@ final class Nic implements Node, EventHandler {
             case Packet.NACK -> {
                 if (p.psn >= f.sndUna && !f.done) {
                     f.sndUna = p.psn;
-                    f.sndNxt = p.psn;
+                    f.sndNxt = restartAt(p.psn);
                     f.lastProgressPs = now;
                     port.kick();
                 }
@@ -368,6 +372,12 @@ final class Nic implements Node, EventHandler {
         } else {
             control(Packet.ACK, f, f.expected, p.src); // a duplicate after go-back-N: say where we are
         }
+    }
+
+    /** Where loss recovery resends from: the byte named (go-back-N) or its message's first byte (go-back-0). */
+    private long restartAt(long psn) {
+        long m = net.goBack0MessageBytes;
+        return m == 0 ? psn : psn / m * m;
     }
 
     private void finish(Flow f, long now) {

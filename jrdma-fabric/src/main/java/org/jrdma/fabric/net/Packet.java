@@ -35,6 +35,8 @@ public final class Packet {
     public int wireBytes;
     /** The priority / switch queue, 0–7 (0: control, strict). */
     public int priority;
+    /** The sending NIC's 16-bit IPv4 identification of a data packet (a new one per transmission). */
+    public int ipId;
     /** ECN-capable transport (ECT(0)). */
     public boolean ect;
     /** ECN congestion experienced. */
@@ -64,6 +66,7 @@ public final class Packet {
         wireBytes = 0;
         priority = 0;
         ect = false;
+        ipId = 0;
         ce = false;
         inPort = 0;
         pfcPriority = 0;

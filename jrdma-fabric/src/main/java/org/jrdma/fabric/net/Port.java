@@ -124,6 +124,9 @@ final class Port implements EventHandler {
         }
     }
 
+    /** Drop data frames whose IP ID is ≡ −1 mod this (0: none). */
+    int dropEvery;
+
     Port(Network net, Node node, int index, long rateBps, long delayPs, double loss, SplittableRandom random) {
         this.net = net;
         this.node = node;
@@ -246,6 +249,12 @@ final class Port implements EventHandler {
                 freeBlocks[vl] += b;
                 scheduleUpdate(vl);
             }
+        }
+        if (dropEvery > 0 && p.type == Packet.DATA && p.ipId % dropEvery == dropEvery - 1) {
+            lost++;
+            net.lost++;
+            net.pool.release(p);
+            return;
         }
         if (loss > 0 && random.nextDouble() < loss) {
             lost++;

@@ -28,6 +28,9 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param ccDelayPs         the NIC's congestion-control reaction delay: a CNP acts on the rate this long
  *                          after it arrives (FABRIC-REFERENCE.md §5: 3.1 µs for a ConnectX-5's loop,
  *                          23 µs for Soft-RoCE's; default 0)
+ * @param goBack0MessageBytes 0: go-back-N; else go-back-0 (the RoCE NIC of Guo et al. 2016 §4): a NAK or a
+ *                          timeout resends from the first byte of the message holding the oldest unacked
+ *                          byte, a flow being messages of this size
  * @param samplePs          the interval of rate and queue samples in ps
  * @param eventBudget       the most events the run may take
  * @param memoryBudgetBytes the most heap the run may use
@@ -42,7 +45,7 @@ import org.jrdma.congestion.DcqcnParameters;
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
-        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
+        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long goBack0MessageBytes, long samplePs,
         long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck, String transport,
         TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu, IbSpec ib) {
 
@@ -52,7 +55,7 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
             throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
-                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
+                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
                 transport, tcp, workload, cpu, ib);
     }
 

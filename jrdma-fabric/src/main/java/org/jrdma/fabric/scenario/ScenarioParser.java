@@ -42,6 +42,8 @@ public final class ScenarioParser {
     private long rtoPs = 1_000 * US;
     private long nackIntervalPs = 500 * US;
     private long ccDelayPs;
+    private long goBack0MessageBytes;
+    private int dropEvery;
     private String transport = "roce";
     private TcpSpec tcp = TcpSpec.LINUX;
     private WorkloadSpec workload;
@@ -234,12 +236,14 @@ public final class ScenarioParser {
                 }
             }
             case "link" -> {
-                Fields f = new Fields(w, 1, "rate", "delay", "loss");
+                Fields f = new Fields(w, 1, "rate", "delay", "loss", "drop-every");
                 if (f.positional.size() != 2) {
-                    throw error(null, "link needs two node names, then rate=, delay=, loss=");
+                    throw error(null, "link needs two node names, then rate=, delay=, loss=, drop-every=");
                 }
+                dropEvery = (int) f.integer("drop-every", "0", 0, 65536);
                 link(f.positional.get(0), f.positional.get(1), f.rate("rate", null), f.time("delay", "1us"),
                         f.fraction("loss", "0", false));
+                dropEvery = 0;
             }
             case "topology" -> topology(w);
             case "buffer" -> {
@@ -307,7 +311,8 @@ public final class ScenarioParser {
                 }
             }
             case "nic" -> {
-                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay", "transport");
+                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay", "transport", "recovery",
+                        "message");
                 f.noPositional(0);
                 transport = f.string("transport", "roce");
                 if (!List.of("roce", "tcp", "iwarp").contains(transport)) {
@@ -317,6 +322,15 @@ public final class ScenarioParser {
                 rtoPs = f.time("rto", "1ms");
                 nackIntervalPs = f.time("nack-interval", "500us");
                 ccDelayPs = f.time("cc-delay", "0");
+                String rec = f.string("recovery", "go-back-n");
+                if (!rec.equals("go-back-n") && !rec.equals("go-back-0")) {
+                    throw error("recovery", "'" + rec + "' is not go-back-n or go-back-0");
+                }
+                long msg = f.size("message", "1GiB");
+                if (msg == 0) {
+                    throw error("message", "must be positive");
+                }
+                goBack0MessageBytes = rec.equals("go-back-0") ? msg : 0;
                 if (rtoPs == 0) {
                     throw error("rto", "must be positive");
                 }
@@ -493,7 +507,7 @@ public final class ScenarioParser {
         if (a.equals(b)) {
             throw error("node", "a link from '" + a + "' to itself");
         }
-        links.add(new LinkSpec(a, b, rate, delay, loss, line));
+        links.add(new LinkSpec(a, b, rate, delay, loss, line, dropEvery));
     }
 
     private void route(String sw, String to, String via) throws ScenarioException {
@@ -577,8 +591,9 @@ public final class ScenarioParser {
         switch (w[1]) {
             case "single-switch", "incast" -> {
                 boolean incast = w[1].equals("incast");
-                Fields f = new Fields(w, 2, incast ? "senders" : "hosts", "rate", "delay", "loss");
+                Fields f = new Fields(w, 2, incast ? "senders" : "hosts", "rate", "delay", "loss", "drop-every");
                 f.noPositional(0);
+                dropEvery = (int) f.integer("drop-every", "0", 0, 65536);
                 long hosts = incast ? f.integer("senders", null, 1, 4096) + 1 : f.integer("hosts", null, 1, 4096);
                 long rate = f.rate("rate", null);
                 long delay = f.time("delay", "1us");
@@ -588,6 +603,7 @@ public final class ScenarioParser {
                     node("h" + i, false);
                     link("h" + i, "s0", rate, delay, loss);
                 }
+                dropEvery = 0;
             }
             case "leaf-spine" -> {
                 Fields f = new Fields(w, 2, "leaves", "spines", "hosts-per-leaf", "rate", "fabric-rate", "delay", "loss");
@@ -752,7 +768,7 @@ public final class ScenarioParser {
             throw error("size", "the buffer must exceed ECN's kmax");
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
-                List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
+                List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs,
                 eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib);
     }
 }
