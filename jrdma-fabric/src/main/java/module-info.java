@@ -11,9 +11,12 @@ module org.jrdma.fabric {
     requires org.jrdma.congestion;
     requires info.picocli;
     requires java.management; // the command reports the run's CPU time (events per CPU second)
+    requires org.knowm.xchart; // SVG plots (org.jrdma.fabric.plot)
+    requires java.desktop;
     exports org.jrdma.fabric.sim;
     exports org.jrdma.fabric.scenario;
     exports org.jrdma.fabric.net;
     exports org.jrdma.fabric.cli;
+    exports org.jrdma.fabric.plot;
     opens org.jrdma.fabric.cli to info.picocli;
 }

@@ -65,4 +65,22 @@ class FabricCommandTest {
         assertTrue(r.err().contains("STOPPED: event budget of 5000 events spent (partial outputs)"), r.err());
         assertTrue(Files.exists(tmp.resolve("out").resolve("rate.txt")));
     }
+
+    /** A suite file (compare lines) prints the seeds' table and writes it to DIR/table.txt. */
+    @Test
+    void aSuiteFilePrintsTheSeedsTable(@TempDir Path tmp) throws Exception {
+        Path a = tmp.resolve("a.fabric");
+        Files.writeString(a, "name a\ntopology incast senders=2 rate=10Gbps\nflows incast dst=h0 size=50KB\nduration 1ms\n");
+        Path suite = tmp.resolve("suite.fabric");
+        Files.writeString(suite, "# two seeds\ncompare small scenarios=" + a + " seeds=4,5 keys=flows_finished\n");
+        Ran r = fabric("run", suite.toString(), "--out", tmp.resolve("out").toString());
+        assertEquals(0, r.status(), r.err());
+        String table = Files.readString(tmp.resolve("out").resolve("table.txt"));
+        assertTrue(table.contains("| 4 | 2 |") && table.contains("| 5 | 2 |") && table.contains("| mean | 2.00 |"), table);
+        assertTrue(Files.exists(tmp.resolve("out").resolve("a-seed5").resolve("summary.txt")));
+        Files.writeString(suite, "compare small scenarios=" + a + " seed=4\n");
+        r = fabric("run", suite.toString(), "--out", tmp.resolve("out2").toString());
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("suite.fabric:1: field 'seed'"), r.err());
+    }
 }

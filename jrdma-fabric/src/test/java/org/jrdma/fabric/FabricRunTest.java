@@ -170,4 +170,17 @@ class FabricRunTest {
                 () -> Runs.run("topology single-switch hosts=4 rate=400Gbps delay=10us\nbuffer size=100KB\n", 1, tmp));
         assertTrue(e.getMessage().contains("switch 's0'") && e.getMessage().contains("no shared space"), e.getMessage());
     }
+
+    /** Static routes that send a flow round a loop with no exit are refused before the run. */
+    @Test
+    void aRoutingLoopIsRefusedBeforeTheRun(@TempDir Path tmp) {
+        ScenarioException e = org.junit.jupiter.api.Assertions.assertThrows(ScenarioException.class, () -> Runs.run("""
+                topology ring switches=3 rate=10Gbps
+                route s1 to=h0 via=s2
+                route s2 to=h0 via=s1
+                flow f src=h1 dst=h0 size=1MB
+                """, 1, tmp));
+        assertEquals(4, e.line());
+        assertTrue(e.getMessage().contains("the routes make a loop"), e.getMessage());
+    }
 }

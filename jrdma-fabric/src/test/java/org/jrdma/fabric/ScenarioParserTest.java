@@ -33,6 +33,11 @@ class ScenarioParserTest {
         assertEquals(500_000, ls.links().get(0).delayPs());
         Scenario ring = ScenarioParser.parse("t", "topology ring switches=3 rate=40G\n");
         assertEquals(6, ring.links().size());
+        assertEquals(0, ring.routes().size());
+        // clockwise: each switch routes the two hosts not its own to its successor
+        Scenario cw = ScenarioParser.parse("t", "topology ring switches=3 rate=40G routing=clockwise\n");
+        assertEquals(6, cw.routes().size());
+        assertEquals(new org.jrdma.fabric.scenario.RouteSpec("s2", "h0", "s0", 1), cw.routes().get(4));
     }
 
     @ParameterizedTest
@@ -51,6 +56,9 @@ class ScenarioParserTest {
         "dcqcn dctcp|2|set|unknown DCQCN parameter set",
         "frobnicate|2||unknown directive 'frobnicate'",
         "duration -1ms|2|time|must not be negative",
+        "route s0 to=h1 via=s9|2|via|is not a neighbour",
+        "route h0 to=h1 via=s0|2|switch|is not a switch",
+        "flow f src=h0 dst=h1 size=1MB start=2ms stop=1ms|2|stop|must be after start",
     })
     void errorsNameTheLineAndField(String line, int lineNo, String field, String detail) {
         ScenarioException e = assertThrows(ScenarioException.class,

@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
  * the run (the partial outputs are written), 2 on a usage error.
  */
 @Command(name = "fabric", description = "The fabric model: a deterministic simulator of RoCE v2 fabrics (PFC, ECN, DCQCN).",
-        mixinStandardHelpOptions = true, subcommands = {FabricCommand.Run.class})
+        mixinStandardHelpOptions = true, subcommands = {FabricCommand.Run.class, FabricCommand.Compare.class})
 public final class FabricCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -47,15 +47,21 @@ public final class FabricCommand implements Runnable {
 
     /** Reads a scenario from a path, or a shipped scenario by name. */
     static Scenario load(String scenario) throws IOException, ScenarioException {
+        String[] t = text(scenario);
+        return ScenarioParser.parse(t[0], t[1]);
+    }
+
+    /** A scenario's (source name, text): a path, or a shipped scenario by name. */
+    static String[] text(String scenario) throws IOException, ScenarioException {
         Path p = Path.of(scenario);
         if (Files.isRegularFile(p)) {
-            return ScenarioParser.parse(p);
+            return new String[] {p.getFileName().toString(), Files.readString(p, StandardCharsets.UTF_8)};
         }
         String name = scenario.endsWith(".fabric") ? scenario : scenario + ".fabric";
         if (name.matches("[A-Za-z0-9_.-]+")) {
             try (InputStream in = FabricCommand.class.getResourceAsStream("/org/jrdma/fabric/scenarios/" + name)) {
                 if (in != null) {
-                    return ScenarioParser.parse(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    return new String[] {name, new String(in.readAllBytes(), StandardCharsets.UTF_8)};
                 }
             }
         }
@@ -65,7 +71,8 @@ public final class FabricCommand implements Runnable {
     /** {@code jrdma fabric run}. */
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = "Run SCENARIO (a file, or a shipped scenario's name) and write its outputs into DIR: "
-                    + "fct.txt, pfc.txt, qlen.txt (HPCC formats), queue.txt, rate.txt, summary.txt.")
+                    + "fct.txt, pfc.txt, qlen.txt (HPCC formats), queue.txt, rate.txt, summary.txt (and the SVG "
+                    + "plots with --plot). A suite file (compare lines only) prints its before/after tables.")
     static final class Run implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -83,6 +90,10 @@ public final class FabricCommand implements Runnable {
                 description = "simulated time to run, e.g. 2ms (default: the scenario's duration)")
         String duration;
 
+        @Option(names = "--plot", description = "also draw SVG plots into DIR: rate.svg, queue.svg, pause.svg, "
+                + "fct-slowdown.svg (from the run's files)")
+        boolean plot;
+
         @Override
         public Integer call() throws IOException {
             PrintWriter o = spec.commandLine().getOut();
@@ -92,7 +103,12 @@ public final class FabricCommand implements Runnable {
             long seedUsed;
             Path dir;
             try {
-                s = load(scenario);
+                String[] t = text(scenario);
+                if (CompareSuite.isSuite(t[1])) {
+                    Path d = out != null ? out : Path.of("fabric-out", t[0].replaceFirst("\\.fabric$", ""));
+                    return CompareSuite.parse(t[0], t[1]).run(d, o, e);
+                }
+                s = ScenarioParser.parse(t[0], t[1]);
                 if (duration != null) {
                     try {
                         s = s.withDuration(org.jrdma.fabric.scenario.Units.time(duration));
@@ -119,6 +135,11 @@ public final class FabricCommand implements Runnable {
                     + "events_per_cpu_second %.0f%nheap_used_bytes %d%noutputs %s%n", wall, cpu,
                     r.events() / Math.max(wall, 1e-9), r.events() / Math.max(cpu, 1e-9),
                     Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory(), dir);
+            if (plot) {
+                for (Path f : org.jrdma.fabric.plot.FabricPlots.write(dir)) {
+                    o.println("plot " + f);
+                }
+            }
             o.flush();
             if (!r.summary().contains("status completed")) {
                 e.println("fabric: " + r.summary().lines().filter(l -> l.startsWith("status ")).findFirst()
@@ -127,6 +148,48 @@ public final class FabricCommand implements Runnable {
                 return 1;
             }
             return 0;
+        }
+    }
+
+    /** {@code jrdma fabric compare}: runs scenarios over seeds and prints their summaries side by side. */
+    @Command(name = "compare", mixinStandardHelpOptions = true,
+            description = "Run each SCENARIO with each seed and print a table of summary values (rows: seeds; "
+                    + "columns: scenario x key), also written to DIR/table.txt; each run's outputs go to "
+                    + "DIR/NAME-seedN.")
+    static final class Compare implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Parameters(arity = "1..*", paramLabel = "SCENARIO", description = "scenario files or shipped names")
+        java.util.List<String> scenarios;
+
+        @Option(names = "--seeds", split = ",", paramLabel = "N", description = "seeds (default: 1,2,3)")
+        java.util.List<Long> seeds = java.util.List.of(1L, 2L, 3L);
+
+        @Option(names = "--keys", split = ",", paramLabel = "KEY",
+                description = "summary.txt keys to show (default: the read latency and CPU keys with a workload, "
+                        + "else pauses, drops, finished flows and deadlock keys)")
+        java.util.List<String> keys;
+
+        @Option(names = "--out", paramLabel = "DIR", description = "output directory (default: fabric-out/compare)")
+        Path out = Path.of("fabric-out", "compare");
+
+        @Option(names = "--duration", paramLabel = "TIME", description = "simulated time of every run")
+        String duration;
+
+        @Override
+        public Integer call() throws IOException {
+            Long d = null;
+            if (duration != null) {
+                try {
+                    d = org.jrdma.fabric.scenario.Units.time(duration);
+                } catch (IllegalArgumentException ex) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--duration: " + ex.getMessage());
+                }
+            }
+            CompareSuite suite = new CompareSuite(java.util.List.of(new CompareSuite.Table("compare", scenarios, seeds,
+                    keys, d)));
+            return suite.run(out, spec.commandLine().getOut(), spec.commandLine().getErr());
         }
     }
 }

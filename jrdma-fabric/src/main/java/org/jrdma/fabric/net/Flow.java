@@ -14,7 +14,18 @@ final class Flow {
     final FlowSpec spec;
     final Nic src;
     final Nic dst;
-    final long size;
+    /** Bytes the application has queued (fixed for a bulk flow; grows with each message of a persistent one). */
+    long size;
+    /** A connection that carries messages ({@link #send}) and never finishes. */
+    boolean persistent;
+    /** TCP state (transport tcp / iwarp), or null for a RoCE QP. */
+    TcpConnection tcp;
+    /** Told when a whole message has arrived in order, or null. */
+    MessageSink sink;
+    private long[] msgEnd = new long[16];
+    private int[] msgTag = new int[16];
+    private int msgHead;
+    private int msgCount;
     final int priority;
     /** HPCC's standalone FCT (base RTT + bytes with headers / bottleneck rate), in ps. */
     long standalonePs;
@@ -28,6 +39,8 @@ final class Flow {
     boolean rtoArmed;
     boolean started;
     boolean done;
+    /** The sender stopped before the end ({@code stop=}); {@link #done} is also set. */
+    boolean stopped;
     long finishPs;
     long timeouts;
     long sentPackets;
@@ -47,8 +60,47 @@ final class Flow {
         this.src = src;
         this.dst = dst;
         this.size = spec.sizeBytes();
+        this.persistent = spec.sizeBytes() == 0;
         this.priority = spec.priority();
         this.rp = rp;
         this.np = np;
+    }
+
+    /** Receives whole messages of a persistent flow (the application on the receiving host). */
+    interface MessageSink {
+        /** Message {@code tag} of flow {@code f} has fully arrived, in order, at {@code nowPs}. */
+        void onMessage(Flow f, int tag, long nowPs);
+    }
+
+    /** Queues a message of {@code bytes} on a persistent flow; the caller kicks the sender's port. */
+    void send(long bytes, int tag) {
+        size += bytes;
+        if (msgCount == msgEnd.length) {
+            long[] e = new long[2 * msgCount];
+            int[] t = new int[2 * msgCount];
+            for (int i = 0; i < msgCount; i++) {
+                e[i] = msgEnd[(msgHead + i) % msgCount];
+                t[i] = msgTag[(msgHead + i) % msgCount];
+            }
+            msgEnd = e;
+            msgTag = t;
+            msgHead = 0;
+        }
+        int at = (msgHead + msgCount) % msgEnd.length;
+        msgEnd[at] = size;
+        msgTag[at] = tag;
+        msgCount++;
+    }
+
+    /** The receiver's in-order bytes reached {@link #expected}: tells the sink of every message now complete. */
+    void deliveredTo(long nowPs) {
+        while (msgCount > 0 && msgEnd[msgHead] <= expected) {
+            int tag = msgTag[msgHead];
+            msgHead = (msgHead + 1) % msgEnd.length;
+            msgCount--;
+            if (sink != null) {
+                sink.onMessage(this, tag, nowPs);
+            }
+        }
     }
 }

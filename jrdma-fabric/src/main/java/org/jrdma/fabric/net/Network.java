@@ -38,14 +38,19 @@ public final class Network implements EventHandler {
     final boolean quantaMode;
     final int pfcQuanta;
     final boolean ecn;
+    /** InfiniBand credit links everywhere (no PFC, no MMU drops). */
+    final boolean ib;
     final int mtu;
     final int header;
     final int ackInterval;
     final long rtoPs;
     final long nackIntervalPs;
     final long ccDelayPs;
+    /** 0: go-back-N; else go-back-0 with messages of this many bytes. */
+    final long goBack0MessageBytes;
     final Flow[] flows;
     private final Nic[] nics;
+    private final CephReadWorkload workload;
     private final Switch[] switches;
     private final int[][][] qlenBins;
     private long samples;
@@ -63,6 +68,7 @@ public final class Network implements EventHandler {
     long watchdogDrops;
     long stuckDiscards;
     int finished;
+    int stopped;
 
     /** The outcome of a run. */
     public record Result(Simulator.StopReason stop, long simulatedPs, long events, int flowsFinished, int flows,
@@ -77,12 +83,14 @@ public final class Network implements EventHandler {
         this.quantaMode = pfc && s.pfc().quantaMode();
         this.pfcQuanta = pfc ? s.pfc().quanta() : 0;
         this.ecn = s.ecn() != null;
+        this.ib = s.ib() != null;
         this.mtu = s.mtuBytes();
         this.header = s.headerBytes();
         this.ackInterval = s.ackInterval();
         this.rtoPs = s.rtoPs();
         this.nackIntervalPs = s.nackIntervalPs();
         this.ccDelayPs = s.ccDelayPs();
+        this.goBack0MessageBytes = s.goBack0MessageBytes();
 
         int n = s.nodes().size();
         Node[] nodes = new Node[n];
@@ -119,6 +127,8 @@ public final class Network implements EventHandler {
                     sim.random(1_000_000L + 2L * linkNo + 1));
             pa.peer = pb;
             pb.peer = pa;
+            pa.dropEvery = l.dropEvery();
+            pb.dropEvery = l.dropEvery();
             ports.get(a).add(pa);
             ports.get(b).add(pb);
             if (nodes[a] instanceof Nic || nodes[b] instanceof Nic) {
@@ -128,6 +138,18 @@ public final class Network implements EventHandler {
         }
         for (Nic nic : nics) {
             nic.port = ports.get(nic.id()).getFirst();
+        }
+        if (ib) {
+            for (List<Port> l : ports) {
+                for (Port p : l) {
+                    p.infiniband(s.ib().vlBufferBytes(), s.ib().creditUpdatePs());
+                }
+            }
+            for (List<Port> l : ports) {
+                for (Port p : l) {
+                    p.initCredits();
+                }
+            }
         }
         Scenario.BufferSpec buf = s.buffer();
         for (Switch sw : switches) {
@@ -156,6 +178,16 @@ public final class Network implements EventHandler {
             sw.ports(p, mmu);
         }
         routes(nodes, ports);
+        for (org.jrdma.fabric.scenario.RouteSpec r : s.routes()) {
+            Switch sw = (Switch) nodes[ids.get(r.sw())];
+            int via = ids.get(r.via());
+            for (Port p : sw.ports) {
+                if (p.peer.node.id() == via) {
+                    sw.routes[ids.get(r.dst())] = new int[] {p.index};
+                    break;
+                }
+            }
+        }
         if (s.watchdog() != null) {
             for (Switch sw : switches) {
                 sw.watchdog = new PfcWatchdog(this, sw, s.watchdog());
@@ -164,16 +196,49 @@ public final class Network implements EventHandler {
         for (Scenario.StuckSpec st : s.stuck()) {
             ((Nic) nodes[ids.get(st.host())]).stuckAt(st.atPs());
         }
-        this.flows = new Flow[s.flows().size()];
+        List<FlowSpec> specs = new ArrayList<>(s.flows());
+        org.jrdma.fabric.scenario.WorkloadSpec w = s.workload();
+        if (w != null) { // persistent connections: client c to OSD o, and back
+            for (int c = 0; c < w.clients(); c++) {
+                for (int o = 0; o < w.osds(); o++) {
+                    String cn = s.nodes().get(nics[w.osds() + c].id()).name();
+                    String on = s.nodes().get(nics[o].id()).name();
+                    specs.add(new FlowSpec("req-" + cn + "-" + on, cn, on, 0, 0, w.priority(), Long.MAX_VALUE, w.line()));
+                    specs.add(new FlowSpec("resp-" + on + "-" + cn, on, cn, 0, 0, w.priority(), Long.MAX_VALUE, w.line()));
+                }
+            }
+        }
+        boolean tcp = !s.transport().equals("roce");
+        this.flows = new Flow[specs.size()];
         for (int i = 0; i < flows.length; i++) {
-            FlowSpec fs = s.flows().get(i);
+            FlowSpec fs = specs.get(i);
             Nic src = (Nic) nodes[ids.get(fs.src())];
             Nic dst = (Nic) nodes[ids.get(fs.dst())];
-            DcqcnReactionPoint rp = s.dcqcn() == null ? null : new DcqcnReactionPoint(s.dcqcn(), src.port.rateBps);
-            DcqcnNotificationPoint np = s.dcqcn() == null ? null : new DcqcnNotificationPoint(s.dcqcn().cnpIntervalNs());
+            boolean cc = s.dcqcn() != null && !tcp;
+            DcqcnReactionPoint rp = cc ? new DcqcnReactionPoint(s.dcqcn(), src.port.rateBps) : null;
+            DcqcnNotificationPoint np = cc ? new DcqcnNotificationPoint(s.dcqcn().cnpIntervalNs()) : null;
             Flow f = new Flow(i, fs, src, dst, rp, np);
+            if (tcp) {
+                f.tcp = new TcpConnection(s.tcp(), mtu, f);
+            }
             f.standalonePs = standalone(f, fs, nodes);
             flows[i] = f;
+        }
+        if (w != null) {
+            Nic[] osds = Arrays.copyOfRange(nics, 0, w.osds());
+            Nic[] clients = Arrays.copyOfRange(nics, w.osds(), w.osds() + w.clients());
+            Flow[][] req = new Flow[w.clients()][w.osds()];
+            Flow[][] resp = new Flow[w.osds()][w.clients()];
+            int k = s.flows().size();
+            for (int c = 0; c < w.clients(); c++) {
+                for (int o = 0; o < w.osds(); o++) {
+                    req[c][o] = flows[k++];
+                    resp[o][c] = flows[k++];
+                }
+            }
+            workload = new CephReadWorkload(this, w, s.cpu(), osds, clients, req, resp, sim.random(7_000_000L));
+        } else {
+            workload = null;
         }
         qlenBins = new int[switches.length][][];
         for (int i = 0; i < switches.length; i++) {
@@ -189,6 +254,11 @@ public final class Network implements EventHandler {
      */
     public static Network build(Scenario s, long seed, Path outDir) throws IOException, ScenarioException {
         return new Network(s, seed, outDir);
+    }
+
+    /** Nodes in the network (hosts and switches). */
+    int nodeCount() {
+        return scenario.nodes().size();
     }
 
     /** Shortest paths from every switch to every host; ECMP over the equal-cost next hops. */
@@ -250,7 +320,7 @@ public final class Network implements EventHandler {
             }
             if (!(next instanceof Switch sw) || sw.routes[f.dst.id()] == null || hops > nodes.length) {
                 throw new ScenarioException(scenario.name(), fs.line(), "dst", "no path from '" + fs.src() + "' to '"
-                        + fs.dst() + "'");
+                        + fs.dst() + "'" + (hops > nodes.length ? " (the routes make a loop)" : ""));
             }
             p = sw.ports[sw.route(f.dst.id(), f.index)];
         }
@@ -267,6 +337,9 @@ public final class Network implements EventHandler {
             f.src.schedule(f);
         }
         sim.at(0, this, SAMPLE, null);
+        if (workload != null) {
+            workload.start();
+        }
         for (Switch sw : switches) {
             if (sw.watchdog != null) {
                 sw.watchdog.start();
@@ -302,7 +375,7 @@ public final class Network implements EventHandler {
         }
         long interval = scenario.samplePs();
         for (Flow f : flows) {
-            if (f.started && !f.done) {
+            if (f.started && !f.done && !f.persistent) {
                 long rate = f.rp == null ? f.src.port.rateBps : (long) f.rp.rateBps(now / 1000);
                 long goodput = (long) ((f.delivered - f.deliveredAtSample) * 8e12 / interval);
                 out.rate(now, f.index, rate, goodput);
@@ -360,6 +433,19 @@ public final class Network implements EventHandler {
         line(b, "links", scenario.links().size());
         line(b, "dcqcn", scenario.dcqcn() == null ? "off" : scenario.dcqcn().name());
         line(b, "pfc", !pfc ? "off" : quantaMode ? "quanta " + pfcQuanta : "xon-xoff");
+        if (ib) {
+            long overruns = 0;
+            int maxHeld = 0;
+            for (Switch sw : switches) {
+                for (Port p : sw.ports) {
+                    overruns += p.creditOverruns;
+                    maxHeld = Math.max(maxHeld, p.maxHeldBlocks);
+                }
+            }
+            line(b, "ib_vl_buffer_blocks", scenario.ib().vlBufferBytes() / org.jrdma.fabric.scenario.IbSpec.BLOCK);
+            line(b, "ib_max_held_blocks", maxHeld);
+            line(b, "ib_credit_overruns", overruns);
+        }
         line(b, "ecn", !ecn ? "off" : String.format(Locale.ROOT, "kmin=%d kmax=%d pmax=%s", scenario.ecn().kminBytes(),
                 scenario.ecn().kmaxBytes(), scenario.ecn().pmax()));
         line(b, "watchdog", scenario.watchdog() == null ? "off" : String.format(Locale.ROOT,
@@ -369,7 +455,13 @@ public final class Network implements EventHandler {
         line(b, "cc_reaction_delay_ns", ccDelayPs / 1000);
         line(b, "flows", flows.length);
         line(b, "flows_finished", finished);
+        line(b, "recovery", goBack0MessageBytes == 0 ? "go-back-n" : "go-back-0 message=" + goBack0MessageBytes);
         line(b, "data_packets_sent", dataPackets);
+        long delivered = 0;
+        for (Flow f : flows) {
+            delivered += f.delivered;
+        }
+        line(b, "delivered_bytes", delivered);
         line(b, "ecn_marked", marked);
         line(b, "np_cnp_sent", cnpSent);
         line(b, "rp_cnp_handled", cnpHandled);
@@ -381,9 +473,42 @@ public final class Network implements EventHandler {
         line(b, "watchdog_storms", watchdogStorms);
         line(b, "watchdog_drops", watchdogDrops);
         line(b, "stuck_nic_discards", stuckDiscards);
+        line(b, "flows_stopped", stopped);
         line(b, "max_egress_queue_bytes", maxQueue);
+        long buffered = 0;
+        int pausedNonEmpty = 0;
+        for (Switch sw : switches) {
+            for (int i = 0; i < sw.ports.length; i++) {
+                buffered += sw.egressBytes(i);
+                for (int q = 1; q < SwitchMmu.QUEUES; q++) {
+                    if (sw.queued(i, q) && sw.ports[i].paused(q)) {
+                        pausedNonEmpty++;
+                    }
+                }
+            }
+        }
+        line(b, "buffered_bytes_at_end", buffered);
+        line(b, "paused_nonempty_queues_at_end", pausedNonEmpty);
         line(b, "samples", samples);
         line(b, "packets_allocated", pool.created());
+        line(b, "transport", scenario.transport());
+        if (!scenario.transport().equals("roce")) {
+            long rtx = 0;
+            long fr = 0;
+            for (Flow f : flows) {
+                if (f.tcp != null) {
+                    rtx += f.tcp.retransmits;
+                    fr += f.tcp.fastRetransmits;
+                }
+            }
+            line(b, "tcp_retransmitted_segments", rtx);
+            line(b, "tcp_fast_recoveries", fr);
+            line(b, "tcp_min_rto_us", scenario.tcp().minRtoPs() / 1_000_000);
+            line(b, "tcp_dctcp", scenario.tcp().dctcp() ? "on" : "off");
+        }
+        if (workload != null) {
+            workload.summary(b, sim.now());
+        }
         return b.toString();
     }
 

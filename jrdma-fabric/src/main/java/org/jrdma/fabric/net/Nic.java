@@ -24,6 +24,8 @@ final class Nic implements Node, EventHandler {
     private static final int RTO = 2;
     private static final int STUCK = 3;
     private static final int CNP_ACT = 4;
+    private static final int STOP = 5;
+    private static final int TCP_RTO = 6;
     /** ACK/NAK on the wire: headers + AETH (4 B). */
     static final int ACK_EXTRA = 4;
     /** CNP on the wire: headers + 16 reserved bytes (IBTA Annex A17). */
@@ -36,10 +38,17 @@ final class Nic implements Node, EventHandler {
     private final ArrayDeque<Packet> control = new ArrayDeque<>();
     private final ArrayList<Flow> active = new ArrayList<>();
     private int rr;
+    /** The next IPv4 identification (16 bits, one per data packet sent). */
+    private int ipId;
     private long wakeAt = Long.MAX_VALUE;
     /** The receive pipeline stopped: discard what arrives, keep pausing the switch. */
     private boolean stuck;
     long stuckDiscards;
+    /** Packets this NIC sent and received, by kind (the CPU cost model's inputs). */
+    long txData;
+    long rxData;
+    long txControl;
+    long rxControl;
 
     Nic(Network net, int id, String name) {
         this.net = net;
@@ -59,6 +68,9 @@ final class Nic implements Node, EventHandler {
 
     void schedule(Flow f) {
         net.sim.at(f.spec.startPs(), this, START, f);
+        if (f.spec.stopPs() != Long.MAX_VALUE) {
+            net.sim.at(f.spec.stopPs(), this, STOP, f);
+        }
     }
 
     /** The receive pipeline stops at {@code atPs} (a host-originated pause storm). */
@@ -92,13 +104,41 @@ final class Nic implements Node, EventHandler {
                 net.pauses += SwitchMmu.QUEUES - 1;
                 sim.after(Math.max(1, PfcQuanta.durationPs(PfcQuanta.MAX, port.rateBps) / 2), this, STUCK, null);
             }
+            case STOP -> {
+                Flow f = (Flow) payload;
+                if (!f.done) { // the application stops: nothing more is sent, nothing is resent
+                    f.done = true;
+                    f.stopped = true;
+                    active.remove(f);
+                    rr = 0;
+                    net.stopped++;
+                }
+            }
             case CNP_ACT -> {
                 Flow f = (Flow) payload;
                 f.rp.onCnp(sim.now() / 1000);
                 net.cnpHandled++;
             }
+            case TCP_RTO -> tcpTimer((Flow) payload);
             default -> timeout((Flow) payload);
         }
+    }
+
+    private void tcpTimer(Flow f) {
+        TcpConnection t = f.tcp;
+        long now = net.sim.now();
+        f.rtoArmed = false;
+        if (f.done || t.rtoDeadlinePs == Long.MAX_VALUE) {
+            return;
+        }
+        if (now >= t.rtoDeadlinePs) {
+            t.onTimeout(now);
+            f.timeouts++;
+            net.timeouts++;
+            port.kick();
+        }
+        f.rtoArmed = true;
+        net.sim.at(t.rtoDeadlinePs, this, TCP_RTO, f);
     }
 
     private void timeout(Flow f) {
@@ -110,7 +150,7 @@ final class Nic implements Node, EventHandler {
         if (f.sndNxt > f.sndUna && now - f.lastProgressPs >= net.rtoPs) {
             f.timeouts++;
             net.timeouts++;
-            f.sndNxt = f.sndUna;
+            f.sndNxt = restartAt(f.sndUna);
             f.lastProgressPs = now;
             port.kick();
         }
@@ -122,9 +162,9 @@ final class Nic implements Node, EventHandler {
 
     @Override
     public Packet next(Port out) {
-        Packet c = control.pollFirst();
-        if (c != null) {
-            return c;
+        Packet c = control.peekFirst();
+        if (c != null && out.mayStart(0, c.wireBytes)) {
+            return control.pollFirst();
         }
         long now = net.sim.now();
         int n = active.size();
@@ -132,7 +172,14 @@ final class Nic implements Node, EventHandler {
         for (int i = 0; i < n; i++) {
             int k = (rr + i) % n;
             Flow f = active.get(k);
-            if (f.sndNxt >= f.size || out.paused(f.priority)) {
+            if (f.tcp != null) {
+                if (!out.mayStart(f.priority, net.mtu + net.header) || !f.tcp.canSend()) {
+                    continue;
+                }
+                rr = k + 1;
+                return tcpData(f, now);
+            }
+            if (f.sndNxt >= f.size || !out.mayStart(f.priority, net.mtu + net.header)) {
                 continue;
             }
             if (f.nextAvailPs > now) {
@@ -151,6 +198,9 @@ final class Nic implements Node, EventHandler {
 
     private Packet data(Flow f, long now) {
         Packet p = net.pool.get();
+        txData++;
+        p.ipId = ipId;
+        ipId = (ipId + 1) & 0xFFFF;
         p.type = Packet.DATA;
         p.flow = f.index;
         p.src = id;
@@ -174,6 +224,25 @@ final class Nic implements Node, EventHandler {
         return p;
     }
 
+    private Packet tcpData(Flow f, long now) {
+        Packet p = net.pool.get();
+        f.tcp.next(p, now);
+        p.type = Packet.DATA;
+        p.flow = f.index;
+        p.src = id;
+        p.dst = f.dst.id();
+        p.wireBytes = p.payload + net.header;
+        p.priority = f.priority;
+        f.sentPackets++;
+        net.dataPackets++;
+        txData++;
+        if (!f.rtoArmed && f.tcp.rtoDeadlinePs != Long.MAX_VALUE) {
+            f.rtoArmed = true;
+            net.sim.at(f.tcp.rtoDeadlinePs, this, TCP_RTO, f);
+        }
+        return p;
+    }
+
     private void control(int type, Flow f, long psn, int to) {
         Packet p = net.pool.get();
         p.type = type;
@@ -184,6 +253,23 @@ final class Nic implements Node, EventHandler {
         p.priority = 0;
         p.wireBytes = net.header + (type == Packet.CNP ? CNP_EXTRA : ACK_EXTRA);
         control.addLast(p);
+        txControl++;
+        port.kick();
+    }
+
+    /** A TCP ACK for {@code f}'s receiver: cumulative ACK, SACK blocks, ECE. */
+    private void tcpAck(Flow f, long lastPsn, boolean ece, int to) {
+        Packet p = net.pool.get();
+        p.type = Packet.ACK;
+        p.flow = f.index;
+        p.src = id;
+        p.dst = to;
+        p.priority = 0;
+        f.tcp.fillAck(p, lastPsn);
+        p.ece = ece;
+        p.wireBytes = net.header + (p.sackCount > 0 ? 2 + 8 * p.sackCount + 2 : 0); // SACK option + NOP pad
+        control.addLast(p);
+        txControl++;
         port.kick();
     }
 
@@ -197,16 +283,26 @@ final class Nic implements Node, EventHandler {
         }
         Flow f = net.flows[p.flow];
         long now = net.sim.now();
+        if (p.type == Packet.DATA) {
+            rxData++;
+        } else {
+            rxControl++;
+        }
+        if (f.tcp != null) {
+            receiveTcp(f, p, now);
+            net.pool.release(p);
+            return;
+        }
         switch (p.type) {
             case Packet.DATA -> receiveData(f, p, now);
             case Packet.ACK -> {
                 if (p.psn > f.sndUna) {
                     f.sndUna = p.psn;
                     f.lastProgressPs = now;
-                    if (f.sndNxt < f.sndUna) {
+                    if (f.sndNxt < f.sndUna && net.goBack0MessageBytes == 0) {
                         f.sndNxt = f.sndUna;
                     }
-                    if (f.sndUna >= f.size && !f.done) {
+                    if (f.sndUna >= f.size && !f.done && !f.persistent) {
                         finish(f, now);
                     }
                 }
@@ -214,7 +310,7 @@ final class Nic implements Node, EventHandler {
             case Packet.NACK -> {
                 if (p.psn >= f.sndUna && !f.done) {
                     f.sndUna = p.psn;
-                    f.sndNxt = p.psn;
+                    f.sndNxt = restartAt(p.psn);
                     f.lastProgressPs = now;
                     port.kick();
                 }
@@ -232,6 +328,26 @@ final class Nic implements Node, EventHandler {
         net.pool.release(p);
     }
 
+    private void receiveTcp(Flow f, Packet p, long now) {
+        if (p.type == Packet.DATA) {
+            long added = f.tcp.onData(p.psn, p.payload);
+            if (added > 0) {
+                f.delivered += added;
+                f.deliveredTo(now);
+            }
+            tcpAck(f, p.psn, p.ce, p.src);
+        } else if (p.type == Packet.ACK && !f.done) {
+            f.tcp.onAck(p, now);
+            f.sndUna = f.tcp.sndUna;
+            f.sndNxt = f.tcp.sndNxt;
+            if (f.sndUna >= f.size && !f.persistent) {
+                finish(f, now);
+            } else {
+                port.kick();
+            }
+        }
+    }
+
     private void receiveData(Flow f, Packet p, long now) {
         if (p.ce && f.np != null && f.np.onCongestionExperienced(now / 1000)) {
             net.cnpSent++;
@@ -241,6 +357,7 @@ final class Nic implements Node, EventHandler {
             f.expected += p.payload;
             f.delivered += p.payload;
             f.nackFor = -1;
+            f.deliveredTo(now);
             if (++f.sinceAck >= net.ackInterval || f.expected >= f.size) {
                 f.sinceAck = 0;
                 control(Packet.ACK, f, f.expected, p.src);
@@ -255,6 +372,12 @@ final class Nic implements Node, EventHandler {
         } else {
             control(Packet.ACK, f, f.expected, p.src); // a duplicate after go-back-N: say where we are
         }
+    }
+
+    /** Where loss recovery resends from: the byte named (go-back-N) or its message's first byte (go-back-0). */
+    private long restartAt(long psn) {
+        long m = net.goBack0MessageBytes;
+        return m == 0 ? psn : psn / m * m;
     }
 
     private void finish(Flow f, long now) {

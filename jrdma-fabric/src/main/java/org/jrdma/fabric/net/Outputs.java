@@ -25,6 +25,7 @@ import java.nio.file.Path;
  *     running flow (goodput: in-order bytes delivered in the last interval).</li>
  * <li>{@code watchdog.txt} (jrdma): {@code time_ns node ifIndex queue event}, event 1 when the PFC
  *     watchdog puts an egress queue in storm mode, 0 when it restores it.</li>
+ * <li>{@code rpc.txt} (jrdma, with a workload): {@code issue_ns client osd latency_ns} per measured read.</li>
  * <li>{@code summary.txt}: the run's counters (no wall-clock values, so seeds compare
  *     byte for byte).</li>
  * </ul>
@@ -35,6 +36,7 @@ final class Outputs implements Closeable {
     private final BufferedWriter queue;
     private final BufferedWriter rate;
     private final BufferedWriter watchdog;
+    private BufferedWriter rpc;
     private final Path dir;
     private final StringBuilder line = new StringBuilder(128);
 
@@ -102,6 +104,19 @@ final class Outputs implements Closeable {
         write(watchdog);
     }
 
+    void rpc(long issuedPs, int client, int osd, long latencyPs) {
+        if (rpc == null) {
+            try {
+                rpc = writer("rpc.txt");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        line.append(issuedPs / 1000).append(' ').append(client).append(' ').append(osd).append(' ')
+                .append(latencyPs / 1000);
+        write(rpc);
+    }
+
     void text(String name, String content) throws IOException {
         Files.writeString(dir.resolve(name), content, StandardCharsets.US_ASCII);
     }
@@ -113,5 +128,8 @@ final class Outputs implements Closeable {
         queue.close();
         rate.close();
         watchdog.close();
+        if (rpc != null) {
+            rpc.close();
+        }
     }
 }

@@ -16,6 +16,8 @@ public final class Packet {
     public static final int CNP = 3;
     /** 802.1Qbb PFC frame (link-local). */
     public static final int PFC = 4;
+    /** InfiniBand flow-control packet (link-local): {@link #pfcPriority} is the VL, {@link #psn} the FCCL. */
+    public static final int FC = 5;
 
     /** One of the type constants. */
     public int type;
@@ -33,6 +35,8 @@ public final class Packet {
     public int wireBytes;
     /** The priority / switch queue, 0–7 (0: control, strict). */
     public int priority;
+    /** The sending NIC's 16-bit IPv4 identification of a data packet (a new one per transmission). */
+    public int ipId;
     /** ECN-capable transport (ECT(0)). */
     public boolean ect;
     /** ECN congestion experienced. */
@@ -45,6 +49,12 @@ public final class Packet {
     public int pfcQuanta;
     /** On the wire: when it reaches the peer port, in ps. */
     public long arrivalPs;
+    /** TCP ACK: SACK blocks as [start, end) pairs (up to 3, RFC 2018). */
+    public final long[] sack = new long[6];
+    /** TCP ACK: how many SACK blocks are set. */
+    public int sackCount;
+    /** TCP ACK: ECN-Echo (DCTCP: the acked segment carried CE). */
+    public boolean ece;
 
     void clear() {
         type = 0;
@@ -56,10 +66,13 @@ public final class Packet {
         wireBytes = 0;
         priority = 0;
         ect = false;
+        ipId = 0;
         ce = false;
         inPort = 0;
         pfcPriority = 0;
         pfcQuanta = 0;
         arrivalPs = 0;
+        sackCount = 0;
+        ece = false;
     }
 }

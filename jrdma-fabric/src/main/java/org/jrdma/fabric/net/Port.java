@@ -25,6 +25,9 @@ final class Port implements EventHandler {
     private static final int ARRIVE = 1;
     private static final int DELIVER = 2;
     private static final int PAUSE_EXPIRE = 3;
+    private static final int IB_UPDATE = 16;
+    /** An InfiniBand flow-control packet's size on the wire (IBA: 6 bytes; 8 with framing). */
+    static final int FC_PACKET_BYTES = 8;
     /** A PFC frame's size on the wire. */
     static final int PFC_FRAME_BYTES = 64;
 
@@ -50,6 +53,79 @@ final class Port implements EventHandler {
     /** The watchdog has this priority in storm mode: the peer's pauses are ignored. */
     final boolean[] ignorePause = new boolean[8];
     long lost;
+
+    // InfiniBand credits (null arrays on Ethernet). Sender side: FCTBS and the last FCCL per VL.
+    private int[] fctbs;
+    private int[] fccl;
+    // Receiver side: ABR, free blocks, the least time between updates, a pending update per VL.
+    private int[] abr;
+    private int[] freeBlocks;
+    private int capacityBlocks;
+    private long creditUpdatePs;
+    private boolean[] updatePending;
+    private long[] lastUpdatePs;
+    /** Most blocks held at once on any VL of this (receiving) port. */
+    int maxHeldBlocks;
+    /** Packets that arrived without a credit (a model error: must stay 0). */
+    long creditOverruns;
+
+    /** Makes this an InfiniBand port: {@code vlBufferBytes} per VL at the receiver, credits at the sender. */
+    void infiniband(long vlBufferBytes, long creditUpdatePs) {
+        capacityBlocks = (int) (vlBufferBytes / org.jrdma.fabric.scenario.IbSpec.BLOCK);
+        this.creditUpdatePs = creditUpdatePs;
+        fctbs = new int[8];
+        fccl = new int[8];
+        abr = new int[8];
+        freeBlocks = new int[8];
+        updatePending = new boolean[8];
+        lastUpdatePs = new long[8];
+        java.util.Arrays.fill(freeBlocks, capacityBlocks);
+        java.util.Arrays.fill(lastUpdatePs, Long.MIN_VALUE / 2);
+    }
+
+    /** Link initialisation: the sender learns the peer's first FCCL per VL. */
+    void initCredits() {
+        if (fccl != null) {
+            for (int vl = 0; vl < 8; vl++) {
+                fccl[vl] = Math.min(peer.capacityBlocks, 2048) & 0xFFF;
+            }
+        }
+    }
+
+    static int blocks(int wireBytes) {
+        return (wireBytes + org.jrdma.fabric.scenario.IbSpec.BLOCK - 1) / org.jrdma.fabric.scenario.IbSpec.BLOCK;
+    }
+
+    /**
+     * True if a frame of {@code wireBytes} may start on priority / VL {@code prio} now: on Ethernet,
+     * when PFC does not hold it; on InfiniBand, when FCCL − FCTBS (mod 4096) covers its blocks.
+     */
+    boolean mayStart(int prio, int wireBytes) {
+        if (fctbs == null) {
+            return prio == 0 || !paused(prio);
+        }
+        return ((fccl[prio] - fctbs[prio]) & 0xFFF) >= blocks(wireBytes);
+    }
+
+    /** InfiniBand: the node freed {@code wireBytes} of VL {@code vl} that arrived on this port. */
+    void release(int vl, int wireBytes) {
+        if (abr == null) {
+            return;
+        }
+        freeBlocks[vl] += blocks(wireBytes);
+        scheduleUpdate(vl);
+    }
+
+    private void scheduleUpdate(int vl) {
+        if (!updatePending[vl]) {
+            updatePending[vl] = true;
+            long at = Math.max(net.sim.now(), lastUpdatePs[vl] + creditUpdatePs);
+            net.sim.at(at, this, IB_UPDATE + vl, null);
+        }
+    }
+
+    /** Drop data frames whose IP ID is ≡ −1 mod this (0: none). */
+    int dropEvery;
 
     Port(Network net, Node node, int index, long rateBps, long delayPs, double loss, SplittableRandom random) {
         this.net = net;
@@ -86,6 +162,9 @@ final class Port implements EventHandler {
             return;
         }
         busy = true;
+        if (fctbs != null) {
+            fctbs[p.priority] = (fctbs[p.priority] + blocks(p.wireBytes)) & 0xFFF;
+        }
         txBytes += p.wireBytes;
         txBytesByPriority[p.priority] += p.wireBytes;
         long ser = serializationPs(p.wireBytes);
@@ -125,6 +204,18 @@ final class Port implements EventHandler {
                 peer.arrive(p);
             }
             default -> {
+                if (kind >= IB_UPDATE) { // send FCCL = ABR + free (at most 2048 ahead) for the VL
+                    int vl = kind - IB_UPDATE;
+                    updatePending[vl] = false;
+                    lastUpdatePs[vl] = net.sim.now();
+                    Packet fc = net.pool.get();
+                    fc.type = Packet.FC;
+                    fc.wireBytes = FC_PACKET_BYTES;
+                    fc.pfcPriority = vl;
+                    fc.psn = (abr[vl] + Math.min(freeBlocks[vl], 2048)) & 0xFFF;
+                    net.sim.after(serializationPs(FC_PACKET_BYTES) + delayPs, peer, ARRIVE, fc);
+                    return;
+                }
                 int prio = kind - PAUSE_EXPIRE;
                 if (paused[prio] && net.sim.now() >= pauseUntil[prio]) {
                     paused[prio] = false;
@@ -136,6 +227,35 @@ final class Port implements EventHandler {
     }
 
     private void arrive(Packet p) {
+        if (p.type == Packet.FC) {
+            fccl[p.pfcPriority] = (int) p.psn;
+            net.pool.release(p);
+            kick();
+            return;
+        }
+        if (abr != null) { // an InfiniBand receiver: the packet takes its blocks of the VL's buffer
+            int vl = p.priority;
+            int b = blocks(p.wireBytes);
+            if (freeBlocks[vl] < b) {
+                creditOverruns++;
+                net.drops++;
+                net.pool.release(p);
+                return;
+            }
+            abr[vl] = (abr[vl] + b) & 0xFFF;
+            freeBlocks[vl] -= b;
+            maxHeldBlocks = Math.max(maxHeldBlocks, capacityBlocks - freeBlocks[vl]);
+            if (node instanceof Nic) { // an HCA takes the packet into host memory at once
+                freeBlocks[vl] += b;
+                scheduleUpdate(vl);
+            }
+        }
+        if (dropEvery > 0 && p.type == Packet.DATA && p.ipId % dropEvery == dropEvery - 1) {
+            lost++;
+            net.lost++;
+            net.pool.release(p);
+            return;
+        }
         if (loss > 0 && random.nextDouble() < loss) {
             lost++;
             net.lost++;

@@ -97,6 +97,7 @@ final class Switch implements Node, EventHandler {
         Packet p;
         while ((p = queues[port][q].pollFirst()) != null) {
             mmu.dequeue(p.inPort, q, port, p.wireBytes);
+            ports[p.inPort].release(q, p.wireBytes);
             if (net.pfc && mmu.shouldResume(p.inPort, q)) {
                 ports[p.inPort].sendPfc(q, 0);
             }
@@ -110,12 +111,14 @@ final class Switch implements Node, EventHandler {
         int out = route(p.dst, p.flow);
         int q = p.priority;
         if (q != 0 && watchdog != null && watchdog.dropping(out, q)) {
+            in.release(q, p.wireBytes);
             net.watchdogDrops++;
             net.pool.release(p);
             return;
         }
         if (q != 0) {
-            if (!mmu.admit(in.index, q, p.wireBytes)) {
+            if (!net.ib && !mmu.admit(in.index, q, p.wireBytes)) {
+                in.release(q, p.wireBytes);
                 drops++;
                 net.drops++;
                 net.pool.release(p);
@@ -160,16 +163,19 @@ final class Switch implements Node, EventHandler {
     public Packet next(Port out) {
         int o = out.index;
         ArrayDeque<Packet>[] qs = queues[o];
-        Packet p = qs[0].pollFirst();
-        if (p != null) {
+        Packet p = qs[0].peekFirst();
+        if (p != null && out.mayStart(0, p.wireBytes)) {
+            qs[0].pollFirst();
+            ports[p.inPort].release(0, p.wireBytes);
             return p;
         }
         for (int i = 0; i < SwitchMmu.QUEUES - 1; i++) {
             int q = 1 + (rr[o] + i) % (SwitchMmu.QUEUES - 1);
-            if (qs[q].isEmpty() || out.paused(q)) {
+            if (qs[q].isEmpty() || !out.mayStart(q, qs[q].peekFirst().wireBytes)) {
                 continue;
             }
             p = qs[q].pollFirst();
+            ports[p.inPort].release(q, p.wireBytes);
             rr[o] = q % (SwitchMmu.QUEUES - 1); // the next round starts after q
             mmu.dequeue(p.inPort, q, o, p.wireBytes);
             if (net.pfc && mmu.shouldResume(p.inPort, q)) {

@@ -9,7 +9,9 @@ package org.jrdma.fabric.scenario;
  * @param sizeBytes the bytes to send (&gt; 0)
  * @param startPs   when it starts, in ps (&ge; 0)
  * @param priority  its priority (802.1p PCP and switch queue), 1–7 (0 is the control queue)
+ * @param stopPs    when the sender stops sending (abandons what is left), in ps; {@link Long#MAX_VALUE}: never
  * @param line      the scenario line that declared it
  */
-public record FlowSpec(String name, String src, String dst, long sizeBytes, long startPs, int priority, int line) {
+public record FlowSpec(String name, String src, String dst, long sizeBytes, long startPs, int priority, long stopPs,
+        int line) {
 }

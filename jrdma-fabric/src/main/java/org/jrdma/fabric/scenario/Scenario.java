@@ -17,6 +17,7 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param nodes             hosts and switches
  * @param links             links
  * @param flows             flows
+ * @param routes            static routes that override shortest-path routing at a switch
  * @param buffer            the switches' MMU parameters
  * @param ecn               ECN marking at the switches (null: off)
  * @param pfc               PFC (null: off, the fabric is lossy)
@@ -27,24 +28,35 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param ccDelayPs         the NIC's congestion-control reaction delay: a CNP acts on the rate this long
  *                          after it arrives (FABRIC-REFERENCE.md §5: 3.1 µs for a ConnectX-5's loop,
  *                          23 µs for Soft-RoCE's; default 0)
+ * @param goBack0MessageBytes 0: go-back-N; else go-back-0 (the RoCE NIC of Guo et al. 2016 §4): a NAK or a
+ *                          timeout resends from the first byte of the message holding the oldest unacked
+ *                          byte, a flow being messages of this size
  * @param samplePs          the interval of rate and queue samples in ps
  * @param eventBudget       the most events the run may take
  * @param memoryBudgetBytes the most heap the run may use
  * @param watchdog          the switches' PFC watchdog (null: off)
  * @param stuck             hosts whose NIC gets stuck (host-originated pause storm)
+ * @param transport         the NICs' transport: {@code roce} (RC QPs, go-back-N, DCQCN), {@code tcp}
+ *                          (kernel TCP, {@link TcpSpec}) or {@code iwarp} (the same TCP on an RNIC)
+ * @param tcp               the TCP model's parameters (transport tcp and iwarp)
+ * @param workload          the request/response workload (null: none)
+ * @param cpu               the host CPU cost model (the transport's defaults unless the file sets it)
+ * @param ib                InfiniBand credit flow control on every link (null: Ethernet)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
-        List<LinkSpec> links, List<FlowSpec> flows, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
-        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long samplePs,
-        long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck) {
+        List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
+        DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long goBack0MessageBytes, long samplePs,
+        long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck, String transport,
+        TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu, IbSpec ib) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
         if (ps <= 0) {
             throw new IllegalArgumentException("the duration must be positive: " + ps + " ps");
         }
-        return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, buffer, ecn, pfc, dcqcn,
-                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck);
+        return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
+                ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
+                transport, tcp, workload, cpu, ib);
     }
 
     /**

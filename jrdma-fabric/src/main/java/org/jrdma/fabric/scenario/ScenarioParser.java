@@ -27,6 +27,7 @@ public final class ScenarioParser {
     private final Map<String, NodeSpec> nodes = new LinkedHashMap<>();
     private final List<LinkSpec> links = new ArrayList<>();
     private final List<FlowSpec> flows = new ArrayList<>();
+    private final List<RouteSpec> routes = new ArrayList<>();
     private String name;
     private long durationPs = 10_000 * US;
     private long seed = 1;
@@ -41,12 +42,22 @@ public final class ScenarioParser {
     private long rtoPs = 1_000 * US;
     private long nackIntervalPs = 500 * US;
     private long ccDelayPs;
+    private long goBack0MessageBytes;
+    private int dropEvery;
+    private String transport = "roce";
+    private TcpSpec tcp = TcpSpec.LINUX;
+    private WorkloadSpec workload;
+    private CpuSpec cpu;
+    private IbSpec ib;
+    private int ibLine;
+    private Fields cpuFields;
     private long samplePs = 10 * US;
     private long eventBudget = 2_000_000_000L;
     private long memoryBudget = 1L << 30;
     private Scenario.WatchdogSpec watchdog;
     private final List<Scenario.StuckSpec> stuck = new ArrayList<>();
     private boolean topologySeen;
+    private int cpuLine;
     private int line;
 
     private ScenarioParser(String source) {
@@ -225,12 +236,14 @@ public final class ScenarioParser {
                 }
             }
             case "link" -> {
-                Fields f = new Fields(w, 1, "rate", "delay", "loss");
+                Fields f = new Fields(w, 1, "rate", "delay", "loss", "drop-every");
                 if (f.positional.size() != 2) {
-                    throw error(null, "link needs two node names, then rate=, delay=, loss=");
+                    throw error(null, "link needs two node names, then rate=, delay=, loss=, drop-every=");
                 }
+                dropEvery = (int) f.integer("drop-every", "0", 0, 65536);
                 link(f.positional.get(0), f.positional.get(1), f.rate("rate", null), f.time("delay", "1us"),
                         f.fraction("loss", "0", false));
+                dropEvery = 0;
             }
             case "topology" -> topology(w);
             case "buffer" -> {
@@ -298,24 +311,113 @@ public final class ScenarioParser {
                 }
             }
             case "nic" -> {
-                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay");
+                Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay", "transport", "recovery",
+                        "message");
                 f.noPositional(0);
+                transport = f.string("transport", "roce");
+                if (!List.of("roce", "tcp", "iwarp").contains(transport)) {
+                    throw error("transport", "'" + transport + "' is not roce, tcp or iwarp");
+                }
                 ackInterval = (int) f.integer("ack-interval", "1", 1, 1 << 20);
                 rtoPs = f.time("rto", "1ms");
                 nackIntervalPs = f.time("nack-interval", "500us");
                 ccDelayPs = f.time("cc-delay", "0");
+                String rec = f.string("recovery", "go-back-n");
+                if (!rec.equals("go-back-n") && !rec.equals("go-back-0")) {
+                    throw error("recovery", "'" + rec + "' is not go-back-n or go-back-0");
+                }
+                long msg = f.size("message", "1GiB");
+                if (msg == 0) {
+                    throw error("message", "must be positive");
+                }
+                goBack0MessageBytes = rec.equals("go-back-0") ? msg : 0;
                 if (rtoPs == 0) {
                     throw error("rto", "must be positive");
                 }
             }
             case "flow" -> {
-                Fields f = new Fields(w, 1, "src", "dst", "size", "start", "priority");
+                Fields f = new Fields(w, 1, "src", "dst", "size", "start", "priority", "stop");
                 if (f.positional.size() != 1) {
-                    throw error(null, "flow needs one name, then src=, dst=, size=, start=, priority=");
+                    throw error(null, "flow needs one name, then src=, dst=, size=, start=, priority=, stop=");
                 }
                 flow(f.positional.get(0), f.string("src", null), f.string("dst", null), f);
             }
             case "flows" -> flows(w);
+            case "ib" -> {
+                Fields f = new Fields(w, 1, "vl-buffer", "credit-update");
+                f.noPositional(0);
+                long b = f.size("vl-buffer", "16KiB");
+                if (b < IbSpec.BLOCK || b % IbSpec.BLOCK != 0) {
+                    throw error("vl-buffer", "must be a positive multiple of 64 B (one credit block): " + b);
+                }
+                ib = new IbSpec(b, f.time("credit-update", "256ns"));
+                ibLine = line;
+            }
+            case "tcp" -> {
+                Fields f = new Fields(w, 1, "min-rto", "initial-rto", "init-cwnd", "dctcp", "dctcp-g");
+                f.noPositional(0);
+                String d = f.string("dctcp", "off");
+                if (!d.equals("on") && !d.equals("off")) {
+                    throw error("dctcp", "'" + d + "' is not on or off");
+                }
+                long minRto = f.time("min-rto", "200ms");
+                long initRto = f.time("initial-rto", "1s");
+                if (minRto == 0 || initRto == 0) {
+                    throw error(minRto == 0 ? "min-rto" : "initial-rto", "must be positive");
+                }
+                double g = f.fraction("dctcp-g", "0.0625", true);
+                if (g == 0) {
+                    throw error("dctcp-g", "must be positive");
+                }
+                tcp = new TcpSpec(minRto, initRto, (int) f.integer("init-cwnd", "10", 1, 1000), d.equals("on"), g);
+            }
+            case "workload" -> {
+                if (w.length < 2 || !w[1].equals("ceph-read")) {
+                    throw error("kind", "workload supports 'ceph-read'");
+                }
+                Fields f = new Fields(w, 2, "osds", "clients", "iops", "request", "response", "osd-service",
+                        "osd-jitter", "osd-workers", "priority", "warmup");
+                f.noPositional(0);
+                long hosts = nodes.values().stream().filter(x -> !x.isSwitch()).count();
+                int osds = (int) f.integer("osds", null, 1, 4096);
+                int clients = (int) f.integer("clients", null, 1, 4096);
+                if (osds + clients > hosts) {
+                    throw error("clients", "osds + clients = " + (osds + clients) + " but there are " + hosts + " hosts");
+                }
+                double iops;
+                try {
+                    iops = Double.parseDouble(f.string("iops", null));
+                } catch (NumberFormatException e) {
+                    throw error("iops", "not a number: '" + f.string("iops", null) + "'");
+                }
+                if (!(iops > 0)) {
+                    throw error("iops", "must be positive");
+                }
+                long req = f.size("request", "512B");
+                long resp = f.size("response", "4KiB");
+                if (req == 0 || resp == 0) {
+                    throw error(req == 0 ? "request" : "response", "must be positive");
+                }
+                workload = new WorkloadSpec(osds, clients, iops, req, resp, f.time("osd-service", null),
+                        f.time("osd-jitter", "0"), (int) f.integer("osd-workers", "16", 1, 1024),
+                        (int) f.integer("priority", "3", 1, 7), f.time("warmup", "0"), line);
+            }
+            case "cpu" -> {
+                cpuFields = new Fields(w, 1, "per-message", "per-packet", "osd-op", "cores");
+                cpuFields.noPositional(0);
+                cpuFields.integer("cores", "16", 1, 4096); // checked here, applied in finish (after transport)
+                cpuFields.time("per-message", "0");
+                cpuFields.time("per-packet", "0");
+                cpuFields.time("osd-op", "0");
+                cpuLine = line;
+            }
+            case "route" -> {
+                Fields f = new Fields(w, 1, "to", "via");
+                if (f.positional.size() != 1) {
+                    throw error(null, "route needs one switch name, then to= (a host) and via= (a neighbour)");
+                }
+                route(f.positional.get(0), f.string("to", null), f.string("via", null));
+            }
             case "watchdog" -> {
                 if (w.length < 2) {
                     throw error("preset", "watchdog needs a preset (sonic, juniper) or off");
@@ -375,7 +477,8 @@ public final class ScenarioParser {
                 }
             }
             default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
-                    + "switch, link, topology, buffer, ecn, pfc, dcqcn, nic, flow, flows, watchdog, stuck, sample, budget)");
+                    + "switch, link, topology, buffer, ecn, pfc, ib, dcqcn, nic, tcp, flow, flows, route, workload, cpu, watchdog, stuck, "
+                    + "sample, budget)");
         }
     }
 
@@ -404,7 +507,24 @@ public final class ScenarioParser {
         if (a.equals(b)) {
             throw error("node", "a link from '" + a + "' to itself");
         }
-        links.add(new LinkSpec(a, b, rate, delay, loss, line));
+        links.add(new LinkSpec(a, b, rate, delay, loss, line, dropEvery));
+    }
+
+    private void route(String sw, String to, String via) throws ScenarioException {
+        NodeSpec s = nodes.get(sw);
+        if (s == null || !s.isSwitch()) {
+            throw error("switch", "'" + sw + "' is not a switch");
+        }
+        NodeSpec d = nodes.get(to);
+        if (d == null || d.isSwitch()) {
+            throw error("to", "'" + to + "' is not a host");
+        }
+        boolean neighbour = links.stream().anyMatch(l -> l.a().equals(sw) && l.b().equals(via)
+                || l.b().equals(sw) && l.a().equals(via));
+        if (!neighbour) {
+            throw error("via", "'" + via + "' is not a neighbour of '" + sw + "'");
+        }
+        routes.add(new RouteSpec(sw, to, via, line));
     }
 
     private void flow(String n, String src, String dst, Fields f) throws ScenarioException {
@@ -421,7 +541,12 @@ public final class ScenarioParser {
         if (size == 0) {
             throw error("size", "must be positive");
         }
-        flows.add(new FlowSpec(n, src, dst, size, f.time("start", "0"), (int) f.integer("priority", "3", 1, 7), line));
+        long start = f.time("start", "0");
+        long stop = f.values.containsKey("stop") ? f.time("stop", null) : Long.MAX_VALUE;
+        if (stop <= start) {
+            throw error("stop", "must be after start");
+        }
+        flows.add(new FlowSpec(n, src, dst, size, start, (int) f.integer("priority", "3", 1, 7), stop, line));
     }
 
     private void flows(String[] w) throws ScenarioException {
@@ -430,7 +555,7 @@ public final class ScenarioParser {
                     + "(host i sends to host i + H/2 mod H)");
         }
         if (w[1].equals("permutation")) {
-            Fields f = new Fields(w, 2, "size", "start", "priority");
+            Fields f = new Fields(w, 2, "size", "start", "priority", "stop");
             f.noPositional(0);
             List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
             if (hosts.size() < 2) {
@@ -441,7 +566,7 @@ public final class ScenarioParser {
             }
             return;
         }
-        Fields f = new Fields(w, 2, "dst", "size", "start", "priority", "senders");
+        Fields f = new Fields(w, 2, "dst", "size", "start", "priority", "senders", "stop");
         f.noPositional(0);
         String dst = f.string("dst", null);
         List<String> hosts = nodes.values().stream().filter(x -> !x.isSwitch()).map(NodeSpec::name).toList();
@@ -466,8 +591,9 @@ public final class ScenarioParser {
         switch (w[1]) {
             case "single-switch", "incast" -> {
                 boolean incast = w[1].equals("incast");
-                Fields f = new Fields(w, 2, incast ? "senders" : "hosts", "rate", "delay", "loss");
+                Fields f = new Fields(w, 2, incast ? "senders" : "hosts", "rate", "delay", "loss", "drop-every");
                 f.noPositional(0);
+                dropEvery = (int) f.integer("drop-every", "0", 0, 65536);
                 long hosts = incast ? f.integer("senders", null, 1, 4096) + 1 : f.integer("hosts", null, 1, 4096);
                 long rate = f.rate("rate", null);
                 long delay = f.time("delay", "1us");
@@ -477,6 +603,7 @@ public final class ScenarioParser {
                     node("h" + i, false);
                     link("h" + i, "s0", rate, delay, loss);
                 }
+                dropEvery = 0;
             }
             case "leaf-spine" -> {
                 Fields f = new Fields(w, 2, "leaves", "spines", "hosts-per-leaf", "rate", "fabric-rate", "delay", "loss");
@@ -543,8 +670,13 @@ public final class ScenarioParser {
                 }
             }
             case "ring" -> {
-                Fields f = new Fields(w, 2, "switches", "hosts-per-switch", "rate", "fabric-rate", "delay", "loss");
+                Fields f = new Fields(w, 2, "switches", "hosts-per-switch", "rate", "fabric-rate", "delay", "loss",
+                        "routing");
                 f.noPositional(0);
+                String routing = f.string("routing", "shortest");
+                if (!routing.equals("shortest") && !routing.equals("clockwise")) {
+                    throw error("routing", "'" + routing + "' is not shortest or clockwise");
+                }
                 int n = (int) f.integer("switches", null, 3, 1024);
                 int hps = (int) f.integer("hosts-per-switch", "1", 1, 1024);
                 long rate = f.rate("rate", null);
@@ -561,6 +693,15 @@ public final class ScenarioParser {
                     }
                     link("s" + s, "s" + ((s + 1) % n), fabric, delay, loss);
                 }
+                if (routing.equals("clockwise")) { // every packet goes s(i) -> s(i+1) until its host's switch
+                    for (int s = 0; s < n; s++) {
+                        for (int h = 0; h < n * hps; h++) {
+                            if (h / hps != s) {
+                                route("s" + s, "h" + h, "s" + ((s + 1) % n));
+                            }
+                        }
+                    }
+                }
             }
             default -> throw error("kind", "unknown topology '" + w[1]
                     + "' (known: single-switch, incast, leaf-spine, fat-tree, ring)");
@@ -568,6 +709,17 @@ public final class ScenarioParser {
     }
 
     private Scenario finish() throws ScenarioException {
+        CpuSpec d = CpuSpec.defaults(transport);
+        if (cpuFields != null) {
+            line = cpuLine;
+            Fields f = cpuFields;
+            cpu = new CpuSpec(f.values.containsKey("per-message") ? f.time("per-message", null) : d.perMessagePs(),
+                    f.values.containsKey("per-packet") ? f.time("per-packet", null) : d.perPacketPs(),
+                    f.values.containsKey("osd-op") ? f.time("osd-op", null) : d.osdOpPs(),
+                    (int) f.integer("cores", String.valueOf(d.cores()), 1, 4096));
+        } else {
+            cpu = d;
+        }
         line = 0;
         if (nodes.isEmpty()) {
             throw error(null, "no nodes: give a topology or host/switch/link lines");
@@ -593,6 +745,19 @@ public final class ScenarioParser {
             throw new ScenarioException(source, st.line(), "host", "a stuck NIC sends PFC pauses: PFC is off");
         }
         long wire = mtu + header;
+        if (ib != null) {
+            line = ibLine;
+            if (pfc != null) {
+                throw error("vl-buffer", "InfiniBand links use credits: turn PFC off ('pfc off')");
+            }
+            if (ib.vlBufferBytes() < wire) {
+                throw error("vl-buffer", "a VL buffer (" + ib.vlBufferBytes() + " B) must hold one packet (" + wire
+                        + " B with headers)");
+            }
+            if (!transport.equals("roce")) {
+                throw error("vl-buffer", "InfiniBand links carry RC QPs: transport must be roce (the RC model)");
+            }
+        }
         if (buffer.bufferBytes() < wire) {
             line = bufferLine;
             throw error("size", "the switch buffer (" + buffer.bufferBytes() + " B) is smaller than one MTU ("
@@ -603,7 +768,7 @@ public final class ScenarioParser {
             throw error("size", "the buffer must exceed ECN's kmax");
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
-                List.copyOf(flows), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, samplePs,
-                eventBudget, memoryBudget, watchdog, List.copyOf(stuck));
+                List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs,
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib);
     }
 }
