@@ -25,6 +25,7 @@ import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.SendOpsFlags;
 import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.ext.HardwareCounters;
 import org.jrdma.verbs.ext.ResourceCounts;
 
 /**
@@ -70,11 +71,18 @@ public final class SiwContext extends SoftContext {
         return agent;
     }
 
-    /** {@link ResourceCounts}: the device's live objects. */
+    /**
+     * {@link ResourceCounts}: the device's live objects; {@link HardwareCounters}: its counters
+     * ({@link org.jrdma.iwarp.transport.SiwCounters}: FPDUs, Terminates by cause, MPA rejects), shared
+     * by the device's contexts in this process.
+     */
     @Override
     public <T> Optional<T> extension(Class<T> type) {
         if (type == ResourceCounts.class) {
             return Optional.of(type.cast(resources()));
+        }
+        if (type == HardwareCounters.class) {
+            return Optional.of(type.cast(agent.counters()));
         }
         return Optional.empty();
     }

@@ -46,6 +46,7 @@ public final class SiwAgent {
     private volatile boolean running = true;
     /** Regions whose STag a LOCAL_INV or SEND with Invalidate invalidated (siw's {@code stag_valid = 0}). */
     private final KeyTable<SoftMr> invalidatedMrs = new KeyTable<>();
+    private final SiwCounters counters = new SiwCounters();
 
     public SiwAgent(String name, InetAddress address, SoftResources resources, int mss) {
         this.name = name;
@@ -64,6 +65,11 @@ public final class SiwAgent {
     /** Regions whose STag was invalidated, by key (lock-free lookups; see {@code SiwQp.invalidateStag}). */
     public KeyTable<SoftMr> invalidatedMrs() {
         return invalidatedMrs;
+    }
+
+    /** The device's counters (shared by its contexts in this process). */
+    public SiwCounters counters() {
+        return counters;
     }
 
     /** The device name. */

@@ -77,9 +77,6 @@ final class SiwConnection implements SiwAgent.Handler {
     private boolean outputShut;
     private boolean closeAfterFlush;
     private boolean eof;
-    /** Counters (I/O thread only): FPDUs with a bad CRC, malformed FPDUs. */
-    long rxBadCrc;
-    long rxBadFpdu;
 
     SiwConnection(SiwAgent agent, SocketChannel ch, boolean active, Events events) {
         this.agent = agent;
@@ -255,8 +252,8 @@ final class SiwConnection implements SiwAgent.Handler {
                     break;
                 }
                 SiwQp q = qp;
+                agent.counters().increment(SiwCounters.RCVD_FPDUS);
                 if (crc && !crcOk(rxStart, total)) {
-                    rxBadCrc++;
                     q.llpError(TerminateCodes.LAYER_LLP, TerminateCodes.LLP_ETYPE_MPA, TerminateCodes.LLP_RECEIVED_CRC);
                     rxStart = end;
                     break;
@@ -314,6 +311,7 @@ final class SiwConnection implements SiwAgent.Handler {
     void commitFpdu(int ulpduLen) {
         int p = tx.position();
         tx.position(p + framer.frame(tx, p, ulpduLen));
+        agent.counters().increment(SiwCounters.SENT_FPDUS);
     }
 
     /** Appends raw bytes (an MPA frame). Under {@link #txLock}. */
