@@ -41,10 +41,20 @@ final class SiwConnection implements SiwAgent.Handler {
         /** An active connect finished (ok) or failed ({@code errno}). */
         void connected(SiwConnection c, int errno);
 
-        /** An MPA request or reply frame arrived; receiving stops until {@link #resumeReceive()}. */
+        /**
+         * An MPA request or reply frame arrived (valid or not: {@link MpaFrames.Frame#drop()});
+         * receiving stops until {@link #resumeReceive()}.
+         */
         void mpaFrame(SiwConnection c, MpaFrames.Frame frame);
 
-        /** The MPA exchange broke (bad frame, {@code errno}). */
+        /**
+         * Peer-to-peer mode, passive side ({@link #awaitRtr}): the QP took the first FPDU, the
+         * initiator's RTR frame (siw_rtr_data_ready).
+         */
+        default void rtrReceived(SiwConnection c) {
+        }
+
+        /** The MPA exchange broke (a frame announcing too much private data: {@code errno} EPROTO). */
         void mpaError(SiwConnection c, int errno);
 
         /** The TCP connection ended: the peer's FIN ({@code errno} 0) or a reset / error. */
@@ -72,6 +82,8 @@ final class SiwConnection implements SiwAgent.Handler {
             java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     /** MPA CRC negotiated (both directions). */
     private volatile boolean crc;
+    /** Passive side in MPA peer-to-peer mode: report the first FPDU the QP takes ({@link Events#rtrReceived}); set by the CM before receiving resumes. */
+    volatile boolean awaitRtr;
     /** The QP the connection carries once in RDMA mode. */
     private volatile SiwQp qp;
     private boolean outputShut;
@@ -236,10 +248,6 @@ final class SiwConnection implements SiwAgent.Handler {
                 }
                 MpaFrames.Frame f = MpaFrames.parse(rxSeg, rxStart, !active);
                 rxStart += MpaFrame.HEADER_LENGTH + pdLen;
-                if (f == null) {
-                    events.mpaError(this, Errno.EPROTO);
-                    return;
-                }
                 rxSuspended = true;
                 events.mpaFrame(this, f);
             } else if (phase == Phase.RDMA) {
@@ -259,6 +267,10 @@ final class SiwConnection implements SiwAgent.Handler {
                     break;
                 }
                 boolean goOn = q.receive(rxSeg, rxStart, len);
+                if (goOn && awaitRtr) {
+                    awaitRtr = false;
+                    events.rtrReceived(this);
+                }
                 rxStart += total;
                 if (!goOn) {
                     rxStart = end;

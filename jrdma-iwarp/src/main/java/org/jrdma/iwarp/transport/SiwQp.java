@@ -323,6 +323,28 @@ public final class SiwQp implements QpTransport {
         }
     }
 
+    /**
+     * The initiator's RTR frame in MPA peer-to-peer mode (RFC 6581 §5, siw_qp_mpa_rts with the Write
+     * RTR): a zero-length RDMA WRITE with STag 1 and TO 0 (siw: "some HW may treat STag 0 special"),
+     * ahead of every WR. CM thread, right after {@link #establish}; takes the QP's lock.
+     */
+    void sendRtrWrite() {
+        synchronized (core.lock()) {
+            SiwConnection c = conn;
+            if (c == null) {
+                return;
+            }
+            synchronized (c.txLock) {
+                MemorySegment t = c.txSeg;
+                int p = c.txPosition();
+                txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.RDMA_WRITE, true).stag(1).taggedOffset(0);
+                c.commitFpdu(Iw.TAGGED_HDR - Mpa.HEADER_LENGTH);
+                c.flushLocked();
+            }
+        }
+        agent.counters().increment(SiwCounters.SENT_RTR);
+    }
+
     /** {@code rdma_disconnect}: the QP goes to ERR (its WRs flush) and the connection ends with a FIN (CM thread). */
     void disconnect() {
         QpState s = core.state();
@@ -425,6 +447,9 @@ public final class SiwQp implements QpTransport {
 
     /** RDMA WRITE (tagged): placed into the region or window of the STag at TO (siw_proc_write). */
     private boolean rxWrite(MemorySegment s, long off, int len, int ctrl) {
+        if (len == 0) {
+            return true; // siw_proc_write: a zero-length WRITE (an MPA RTR frame) is not checked
+        }
         int stag = rxDdp.stag();
         long to = rxDdp.taggedOffset();
         if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_WRITE) == 0) {
@@ -460,16 +485,20 @@ public final class SiwQp implements QpTransport {
         long size = rr.readSize() & 0xFFFF_FFFFL;
         int srcStag = rr.sourceStag();
         long srcTo = rr.sourceTaggedOffset();
-        if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_READ) == 0) {
-            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_ACCESS_RIGHTS);
-        }
-        RemoteRange r = remote(srcStag, AccessFlags.REMOTE_READ);
-        if (r == null) {
-            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
-        }
-        long o = r.offsetOf(srcTo, size);
-        if (o < 0) {
-            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_BASE_BOUNDS);
+        RemoteRange r = null;
+        long o = 0;
+        if (size > 0) { // siw: a zero-length READ (an MPA RTR frame) names no memory and is not checked
+            if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_READ) == 0) {
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_ACCESS_RIGHTS);
+            }
+            r = remote(srcStag, AccessFlags.REMOTE_READ);
+            if (r == null) {
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
+            }
+            o = r.offsetOf(srcTo, size);
+            if (o < 0) {
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_BASE_BOUNDS);
+            }
         }
         int i = (irqHead + irqCount) % MAX_ORD_IRD;
         irqSinkStag[i] = sinkStag;
@@ -881,7 +910,7 @@ public final class SiwQp implements QpTransport {
         int i = irqHead;
         RemoteRange r = irqSource[i];
         long remaining = irqLength[i] - irqSent[i];
-        if (!r.isAccessible()) {
+        if (r != null && !r.isAccessible()) {
             irqCount = 0;
             terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG, i);
             return;
