@@ -26,6 +26,7 @@ import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.SendOpsFlags;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.ext.HardwareCounters;
+import org.jrdma.verbs.ext.PacketCapture;
 import org.jrdma.verbs.ext.ResourceCounts;
 
 /**
@@ -74,7 +75,8 @@ public final class SiwContext extends SoftContext {
     /**
      * {@link ResourceCounts}: the device's live objects; {@link HardwareCounters}: its counters
      * ({@link org.jrdma.iwarp.transport.SiwCounters}: FPDUs, Terminates by cause, MPA rejects), shared
-     * by the device's contexts in this process.
+     * by the device's contexts in this process; {@link PacketCapture}: a pcap of its connections'
+     * TCP streams ({@link org.jrdma.iwarp.transport.SiwCapture}).
      */
     @Override
     public <T> Optional<T> extension(Class<T> type) {
@@ -83,6 +85,9 @@ public final class SiwContext extends SoftContext {
         }
         if (type == HardwareCounters.class) {
             return Optional.of(type.cast(agent.counters()));
+        }
+        if (type == PacketCapture.class) {
+            return Optional.of(type.cast(agent.capture()));
         }
         return Optional.empty();
     }

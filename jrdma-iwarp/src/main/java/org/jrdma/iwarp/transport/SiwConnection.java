@@ -87,6 +87,8 @@ final class SiwConnection implements SiwAgent.Handler {
     /** The QP the connection carries once in RDMA mode. */
     private volatile SiwQp qp;
     private boolean outputShut;
+    /** This connection in the device's capture ({@link SiwCapture}). */
+    private final SiwCapture.Flow flow;
     private boolean closeAfterFlush;
     private boolean eof;
 
@@ -96,6 +98,7 @@ final class SiwConnection implements SiwAgent.Handler {
         this.active = active;
         this.events = events;
         this.phase = active ? Phase.CONNECTING : Phase.MPA;
+        this.flow = new SiwCapture.Flow(active);
     }
 
     /** Starts an active connect to {@code peer} from the device's address (any thread). */
@@ -207,8 +210,13 @@ final class SiwConnection implements SiwAgent.Handler {
             key.interestOpsAnd(~SelectionKey.OP_READ);
             return;
         }
+        int p0 = rx.position();
         int n = ch.read(rx);
+        if (n > 0) {
+            agent.capture().data(flow, this, false, rx, p0, n);
+        }
         if (n < 0) {
+            agent.capture().end(flow, this, false, false);
             eof = true;
             key.interestOpsAnd(~SelectionKey.OP_READ);
             processRx();
@@ -344,9 +352,12 @@ final class SiwConnection implements SiwAgent.Handler {
         tx.flip();
         try {
             while (tx.hasRemaining()) {
-                if (ch.write(tx) == 0) {
+                int p0 = tx.position();
+                int n = ch.write(tx);
+                if (n == 0) {
                     break;
                 }
+                agent.capture().data(flow, this, true, tx, p0, n);
             }
         } catch (IOException e) {
             tx.clear();
@@ -389,6 +400,7 @@ final class SiwConnection implements SiwAgent.Handler {
             return;
         }
         outputShut = true;
+        agent.capture().end(flow, this, true, false);
         try {
             ch.shutdownOutput();
         } catch (IOException e) {
@@ -412,7 +424,11 @@ final class SiwConnection implements SiwAgent.Handler {
         agent.execute(() -> {
             try {
                 if (abort && ch.isOpen()) {
+                    agent.capture().end(flow, this, true, true);
                     ch.setOption(StandardSocketOptions.SO_LINGER, 0);
+                } else if (!outputShut && ch.isOpen()) {
+                    outputShut = true;
+                    agent.capture().end(flow, this, true, false);
                 }
                 ch.close();
             } catch (IOException e) {

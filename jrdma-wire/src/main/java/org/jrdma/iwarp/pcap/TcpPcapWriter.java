@@ -115,6 +115,12 @@ public final class TcpPcapWriter implements AutoCloseable {
             segment(timestampNanos, x, seq(x), seq(!x), ACK, null, 0, 0);
         }
 
+        /** One side's FIN (FIN+ACK), which takes one sequence number: a half close as it happens. */
+        public void fin(long timestampNanos, boolean fromInitiator) throws IOException {
+            segment(timestampNanos, fromInitiator, seq(fromInitiator), seq(!fromInitiator), FIN | ACK, null, 0, 0);
+            advance(fromInitiator, 1);
+        }
+
         /** An abortive close: RST from {@code fromInitiator}'s side. */
         public void reset(long timestampNanos, boolean fromInitiator) throws IOException {
             segment(timestampNanos, fromInitiator, seq(fromInitiator), seq(!fromInitiator), RST | ACK, null, 0, 0);
