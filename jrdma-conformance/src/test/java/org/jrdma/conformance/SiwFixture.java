@@ -23,7 +23,7 @@ import org.jrdma.verbs.Verbs;
  *   <li>MODIFY_TO_RTS: a QP reaches RTS through iw_cm with its socket only.</li>
  *   <li>MEMORY_WINDOWS: siw has none ({@code SIW_MAX_MW 0}); REREG_MR, RESIZE_CQ: siw implements
  *       neither verb; EXTENDED_API: siw's provider has no {@code ibv_wr_*} ops; ATOMIC_WRITE, FLUSH:
- *       not on iWARP; HARDWARE_COUNTERS: not offered by jrdma's iWARP devices yet.</li>
+ *       not on iWARP. (HARDWARE_COUNTERS are jrdma's own: siw has none; see SiwCounters.)</li>
  * </ul>
  */
 final class SiwFixture implements ProviderFixture {
@@ -37,7 +37,7 @@ final class SiwFixture implements ProviderFixture {
     }
 
     private final Set<Feature> features = EnumSet.of(Feature.INLINE, Feature.SOLICITED_EVENTS, Feature.RESOURCE_COUNTS,
-            Feature.SRQ, Feature.ASYNC_EVENTS);
+            Feature.SRQ, Feature.ASYNC_EVENTS, Feature.HARDWARE_COUNTERS);
 
     @Override
     public String name() {

@@ -19,6 +19,7 @@ import org.jrdma.verbs.GidEntry;
 import org.jrdma.verbs.GidType;
 import org.jrdma.verbs.LinkLayer;
 import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.MwType;
 import org.jrdma.verbs.PortAttr;
 import org.jrdma.verbs.PortState;
 import org.jrdma.verbs.QpInitAttr;
@@ -192,6 +193,16 @@ public final class SiwContext extends SoftContext {
     @Override
     protected void checkAhAttr(AhAttr attr) {
         throw new VerbsException(Errno.EOPNOTSUPP, "iWARP devices have no address handles");
+    }
+
+    /**
+     * siw has no memory windows ({@code SIW_MAX_MW} 0, no {@code alloc_mw} in its device ops nor in
+     * rdma-core's siw provider): libibverbs' fallback {@code alloc_mw} fails with EOPNOTSUPP
+     * ({@code libibverbs/dummy_ops.c}), and so does this.
+     */
+    @Override
+    protected void checkAllocMw(MwType type) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_alloc_mw: iWARP devices have no memory windows (siw: max_mw 0)");
     }
 
     /** RC send_ops_flags of siw: SEND, SEND_WITH_INV, RDMA_WRITE, RDMA_READ, LOCAL_INV. */
