@@ -209,6 +209,8 @@ class SiwHostilePeerTest {
     void wellFormedWriteAndSendArePlaced() throws IOException {
         try (Server s = new Server()) {
             RawMpaPeer p = s.connect(false);
+            long rcvd = s.counters.get("rcvd_fpdus");
+            long terms = s.counters.get("sent_terminates");
             byte[] data = "sixteen bytes!!!".getBytes(StandardCharsets.US_ASCII);
             p.write(p.fpdu(RawMpaPeer.tagged(WRITE, true, s.mr.rkey(), s.mr.addr() + 100, data), false));
             p.write(p.fpdu(RawMpaPeer.untagged(SEND, true, 0, 0, 1, 0, new byte[] {1, 2, 3}), false));
@@ -218,6 +220,8 @@ class SiwHostilePeerTest {
             assertArrayEquals(data, SiwCmLoopbackTest.bytes(s.whole, PAGE + 100, 16));
             assertArrayEquals(new byte[] {1, 2, 3}, SiwCmLoopbackTest.bytes(s.whole, PAGE, 3));
             assertEquals(QpState.RTS, s.qp.state());
+            assertEquals(rcvd + 2, s.counters.get("rcvd_fpdus"), "rcvd_fpdus counts both FPDUs");
+            assertEquals(terms, s.counters.get("sent_terminates"));
         }
     }
 
