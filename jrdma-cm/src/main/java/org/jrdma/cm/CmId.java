@@ -486,16 +486,16 @@ public final class CmId implements AutoCloseable {
      * retries, else the SIDR_REP's status: 1 nobody listens, 2 rejected), as Linux's rdma_cm.
      *
      * @throws VerbsException EINVAL unless the route is resolved, for private data over 56 bytes
-     *         (PS_UDP: 180) or parameters out of range, or (PS_TCP) without a QP and qp_num;
+     *         (PS_UDP: 180; iWARP: 255) or parameters out of range, or (PS_TCP) without a QP and qp_num;
      *         synchronous: ECONNREFUSED when rejected (with the reason in the message), ETIMEDOUT when
      *         unanswered, on PS_UDP the SIDR_REP's status as the errno (as librdmacm's {@code ucma_complete})
      */
     public void connect(ConnParam param) {
         ConnParam p = param == null ? new ConnParam() : param.copy();
-        p.check(ps.maxConnectPrivateData(), "rdma_connect");
         long waitMs;
         lock();
         try {
+            p.check(maxPrivateData(CmProvider::maxConnectPrivateData, ps.maxConnectPrivateData()), "rdma_connect");
             require(CmaState.ROUTE_RESOLVED, "rdma_connect");
             if (ps == PortSpace.TCP && qp == null && p.qpNum() == 0) {
                 // a SIDR_REQ carries no QPN: a UD ID connects without one, as librdmacm's
@@ -530,16 +530,16 @@ public final class CmId implements AutoCloseable {
      * follows on this side (a synchronous ID returns at once), as with librdmacm.
      *
      * @throws VerbsException EINVAL unless a connection request is pending on the ID, for private data
-     *         over 196 bytes, or without a QP (and no {@code qpNum})
+     *         over 196 bytes (iWARP: 252), or without a QP (and no {@code qpNum})
      */
     public void accept(ConnParam param) {
         ConnParam p = param == null ? null : param.copy();
-        if (p != null) {
-            p.check(ps.maxAcceptPrivateData(), "rdma_accept");
-        }
         long waitMs;
         lock();
         try {
+            if (p != null) {
+                p.check(maxPrivateData(CmProvider::maxAcceptPrivateData, ps.maxAcceptPrivateData()), "rdma_accept");
+            }
             if (listener == null || state != CmaState.CONNECT) {
                 throw misuse("rdma_accept");
             }
@@ -565,11 +565,12 @@ public final class CmId implements AutoCloseable {
      */
     public void reject(byte[] privateData) {
         byte[] pd = privateData == null ? new byte[0] : privateData.clone();
-        if (pd.length > ps.maxRejectPrivateData()) {
-            throw new VerbsException(Errno.EINVAL, "rdma_reject: private_data_len " + pd.length + " > " + ps.maxRejectPrivateData());
-        }
         lock();
         try {
+            int max = maxPrivateData(CmProvider::maxRejectPrivateData, ps.maxRejectPrivateData());
+            if (pd.length > max) {
+                throw new VerbsException(Errno.EINVAL, "rdma_reject: private_data_len " + pd.length + " > " + max);
+            }
             if (state != CmaState.CONNECT) {
                 throw misuse("rdma_reject");
             }
@@ -849,6 +850,25 @@ public final class CmId implements AutoCloseable {
         } catch (java.net.UnknownHostException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * The private data limit of a call: the device's transport's when it sets one (iWARP: 255 for
+     * connect and reject, 252 for accept, as librdmacm and siw), else the port space's (the IB CM's).
+     * Under the CM lock.
+     */
+    private int maxPrivateData(java.util.function.ToIntFunction<CmProvider> transportLimit, int portSpaceLimit) {
+        if (device != null) {
+            try {
+                int v = transportLimit.applyAsInt(device.provider(ps));
+                if (v >= 0) {
+                    return v;
+                }
+            } catch (VerbsException e) {
+                // no provider for this port space on the device: the call itself reports it
+            }
+        }
+        return portSpaceLimit;
     }
 
     private void lock() {

@@ -65,4 +65,19 @@ interface CmProvider {
     default java.util.Map<String, Long> counters() {
         return java.util.Map.of();
     }
+
+    /** The private data limit of {@code rdma_connect}, bytes; -1: the port space's (the IB CM's). */
+    default int maxConnectPrivateData() {
+        return -1;
+    }
+
+    /** The private data limit of {@code rdma_accept}, bytes; -1: the port space's. */
+    default int maxAcceptPrivateData() {
+        return -1;
+    }
+
+    /** The private data limit of {@code rdma_reject}, bytes; -1: the port space's. */
+    default int maxRejectPrivateData() {
+        return -1;
+    }
 }

@@ -95,6 +95,21 @@ final class SpiCmProvider implements CmProvider {
         return transport.initQpAttr(ep(id), attr);
     }
 
+    @Override
+    public int maxConnectPrivateData() {
+        return transport.maxConnectPrivateData();
+    }
+
+    @Override
+    public int maxAcceptPrivateData() {
+        return transport.maxAcceptPrivateData();
+    }
+
+    @Override
+    public int maxRejectPrivateData() {
+        return transport.maxRejectPrivateData();
+    }
+
     /** The SPI's view of one ID (under the CM lock). */
     private final class Endpoint implements CmEndpoint {
         private final CmId id;

@@ -23,7 +23,10 @@ import org.jrdma.verbs.Verbs;
  *   <li>MODIFY_TO_RTS: a QP reaches RTS through iw_cm with its socket only.</li>
  *   <li>MEMORY_WINDOWS: siw has none ({@code SIW_MAX_MW 0}); REREG_MR, RESIZE_CQ: siw implements
  *       neither verb; EXTENDED_API: siw's provider has no {@code ibv_wr_*} ops; ATOMIC_WRITE, FLUSH:
- *       not on iWARP; HARDWARE_COUNTERS: not offered by jrdma's iWARP devices yet.</li>
+ *       not on iWARP; HARDWARE_COUNTERS: jsiw has them (jrdma's own names: siw has none), but the
+ *       suite's counter test reads the responder's counters when the requester's WRITE completes,
+ *       which on iWARP is when TCP took it, before the responder necessarily received it; jsiw's
+ *       counters are tested in jrdma-iwarp (SiwHostilePeerTest, SiwMpaTest).</li>
  * </ul>
  */
 final class SiwFixture implements ProviderFixture {

@@ -19,12 +19,15 @@ import org.jrdma.verbs.GidEntry;
 import org.jrdma.verbs.GidType;
 import org.jrdma.verbs.LinkLayer;
 import org.jrdma.verbs.Mtu;
+import org.jrdma.verbs.MwType;
 import org.jrdma.verbs.PortAttr;
 import org.jrdma.verbs.PortState;
 import org.jrdma.verbs.QpInitAttr;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.SendOpsFlags;
 import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.ext.HardwareCounters;
+import org.jrdma.verbs.ext.PacketCapture;
 import org.jrdma.verbs.ext.ResourceCounts;
 
 /**
@@ -70,11 +73,22 @@ public final class SiwContext extends SoftContext {
         return agent;
     }
 
-    /** {@link ResourceCounts}: the device's live objects. */
+    /**
+     * {@link ResourceCounts}: the device's live objects; {@link HardwareCounters}: its counters
+     * ({@link org.jrdma.iwarp.transport.SiwCounters}: FPDUs, Terminates by cause, MPA rejects), shared
+     * by the device's contexts in this process; {@link PacketCapture}: a pcap of its connections'
+     * TCP streams ({@link org.jrdma.iwarp.transport.SiwCapture}).
+     */
     @Override
     public <T> Optional<T> extension(Class<T> type) {
         if (type == ResourceCounts.class) {
             return Optional.of(type.cast(resources()));
+        }
+        if (type == HardwareCounters.class) {
+            return Optional.of(type.cast(agent.counters()));
+        }
+        if (type == PacketCapture.class) {
+            return Optional.of(type.cast(agent.capture()));
         }
         return Optional.empty();
     }
@@ -179,6 +193,16 @@ public final class SiwContext extends SoftContext {
     @Override
     protected void checkAhAttr(AhAttr attr) {
         throw new VerbsException(Errno.EOPNOTSUPP, "iWARP devices have no address handles");
+    }
+
+    /**
+     * siw has no memory windows ({@code SIW_MAX_MW} 0, no {@code alloc_mw} in its device ops nor in
+     * rdma-core's siw provider): libibverbs' fallback {@code alloc_mw} fails with EOPNOTSUPP
+     * ({@code libibverbs/dummy_ops.c}), and so does this.
+     */
+    @Override
+    protected void checkAllocMw(MwType type) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "ibv_alloc_mw: iWARP devices have no memory windows (siw: max_mw 0)");
     }
 
     /** RC send_ops_flags of siw: SEND, SEND_WITH_INV, RDMA_WRITE, RDMA_READ, LOCAL_INV. */

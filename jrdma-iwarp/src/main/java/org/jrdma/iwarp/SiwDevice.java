@@ -20,6 +20,9 @@ import org.jrdma.verbs.TransportType;
  * <p>GID 0 is the address in the form rxe uses ({@code ::ffff:a.b.c.d} for IPv4). Linux siw puts
  * the netdev's MAC address into the first 6 bytes instead ({@code siw_query_gid}); a jrdma device
  * is an address, not a netdev, and the CM finds a device by the address its GID names.
+ *
+ * <p>{@code -Djrdma.pcap.NAME=FILE} (or {@code -Djrdma.pcap=FILE}) captures the device's TCP
+ * streams from open to close ({@link org.jrdma.iwarp.transport.SiwCapture}).
  */
 public final class SiwDevice implements Device {
     /** Bytes of IP and TCP headers with Linux's default timestamp option: IPv4 20 + TCP 20 + 12. */
@@ -86,6 +89,10 @@ public final class SiwDevice implements Device {
             int mss = mtu - (address instanceof java.net.Inet6Address ? IPV6_TCP_OVERHEAD : IPV4_TCP_OVERHEAD);
             resources = new SoftResources();
             agent = new SiwAgent(name, address, resources, mss);
+            java.nio.file.Path pcap = pcapOption(name);
+            if (pcap != null) {
+                agent.capture().start(pcap);
+            }
             agent.start();
         }
         opens++;
@@ -94,9 +101,22 @@ public final class SiwDevice implements Device {
 
     synchronized void contextClosed() {
         if (--opens == 0) {
+            agent.capture().stop();
             agent.stop();
             agent = null;
         }
+    }
+
+    /**
+     * The capture file asked for at open time: {@code -Djrdma.pcap.NAME=FILE}, else
+     * {@code -Djrdma.pcap=FILE} (as the RoCE devices); a blank value means none.
+     */
+    static java.nio.file.Path pcapOption(String name) {
+        String v = System.getProperty("jrdma.pcap." + name);
+        if (v == null) {
+            v = System.getProperty("jrdma.pcap");
+        }
+        return v == null || v.isBlank() ? null : java.nio.file.Path.of(v.strip());
     }
 
     /** The MTU of the network interface that holds {@code address} (65536 on loopback; 1500 if unknown). */

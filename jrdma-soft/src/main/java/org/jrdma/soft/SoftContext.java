@@ -3,6 +3,7 @@ package org.jrdma.soft;
 import java.util.ArrayList;
 import java.util.List;
 import org.jrdma.verbs.AhAttr;
+import org.jrdma.verbs.MwType;
 import org.jrdma.verbs.CompletionChannel;
 import org.jrdma.verbs.CompletionQueue;
 import org.jrdma.verbs.Context;
@@ -145,6 +146,15 @@ public abstract class SoftContext implements Context {
      * @throws VerbsException EINVAL
      */
     protected abstract void checkAhAttr(AhAttr attr);
+
+    /**
+     * Whether the provider offers memory windows ({@code ibv_alloc_mw}); by default it does. A
+     * provider without them (iWARP, as siw) refuses the call here.
+     *
+     * @throws VerbsException EOPNOTSUPP
+     */
+    protected void checkAllocMw(MwType type) {
+    }
 
     /** A QP was destroyed: forget it (its QPN is free again). */
     final void qpDestroyed(SoftQp qp) {

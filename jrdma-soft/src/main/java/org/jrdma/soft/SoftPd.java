@@ -161,6 +161,7 @@ public final class SoftPd implements ProtectionDomain {
         if (type == null) {
             throw new VerbsException(Errno.EINVAL, "mw_type missing");
         }
+        context.checkAllocMw(type);
         SoftResources r = resources();
         if (r.mws.size() >= SoftMw.MAX_MW) {
             throw new VerbsException(Errno.ENOMEM, "too many memory windows (max_mw " + SoftMw.MAX_MW + ")");

@@ -46,4 +46,22 @@ public interface CmTransport {
      * @return the attribute mask ({@link org.jrdma.verbs.QpAttrMask})
      */
     int initQpAttr(CmEndpoint id, QpAttr attr);
+
+    /**
+     * The most private data {@code rdma_connect} may carry on this transport, bytes; -1 (the default):
+     * the port space's, i.e. the IB CM's ({@link org.jrdma.cm.PortSpace#maxConnectPrivateData()}).
+     */
+    default int maxConnectPrivateData() {
+        return -1;
+    }
+
+    /** The most private data of {@code rdma_accept}, bytes; -1: the port space's. */
+    default int maxAcceptPrivateData() {
+        return -1;
+    }
+
+    /** The most private data of {@code rdma_reject}, bytes; -1: the port space's. */
+    default int maxRejectPrivateData() {
+        return -1;
+    }
 }

@@ -46,12 +46,15 @@ public final class SiwAgent {
     private volatile boolean running = true;
     /** Regions whose STag a LOCAL_INV or SEND with Invalidate invalidated (siw's {@code stag_valid = 0}). */
     private final KeyTable<SoftMr> invalidatedMrs = new KeyTable<>();
+    private final SiwCounters counters = new SiwCounters();
+    private final SiwCapture capture;
 
     public SiwAgent(String name, InetAddress address, SoftResources resources, int mss) {
         this.name = name;
         this.address = address;
         this.resources = resources;
         this.mss = mss;
+        this.capture = new SiwCapture(name);
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -64,6 +67,16 @@ public final class SiwAgent {
     /** Regions whose STag was invalidated, by key (lock-free lookups; see {@code SiwQp.invalidateStag}). */
     public KeyTable<SoftMr> invalidatedMrs() {
         return invalidatedMrs;
+    }
+
+    /** The device's counters (shared by its contexts in this process). */
+    public SiwCounters counters() {
+        return counters;
+    }
+
+    /** The device's packet capture (its connections' TCP streams). */
+    public SiwCapture capture() {
+        return capture;
     }
 
     /** The device name. */

@@ -14,6 +14,10 @@ import org.jrdma.cm.ConnParam;
 import org.jrdma.cm.spi.CmEndpoint;
 import org.jrdma.cm.spi.CmHost;
 import org.jrdma.cm.spi.CmTransport;
+import org.jrdma.iwarp.wire.FpduDropReason;
+import org.jrdma.iwarp.wire.Mpa;
+import org.jrdma.iwarp.wire.MpaFrame;
+import org.jrdma.iwarp.wire.MpaIrdOrd;
 import org.jrdma.iwarp.wire.TerminateCodes;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.Errno;
@@ -59,6 +63,43 @@ final class SiwCm implements CmTransport {
         return Boolean.getBoolean("jrdma.iwarp.mpaCrcRequired");
     }
 
+    /**
+     * siw's {@code peer_to_peer}: ask for RFC 6581 peer-to-peer mode in every request (system
+     * property {@code jrdma.iwarp.peerToPeer}, default false as siw). jsiw offers only the zero-length
+     * RDMA WRITE as its RTR frame (siw offers WRITE and READ and sends the WRITE, which a responder
+     * picks first); a reply that picks none jsiw offered gets a Terminate (LLP, MPA, no matching RTR).
+     * As responder jsiw always honours a peer-to-peer request, as siw does.
+     */
+    static boolean peerToPeer() {
+        return Boolean.getBoolean("jrdma.iwarp.peerToPeer");
+    }
+
+    /**
+     * Private data an application may pass, bytes: librdmacm's {@code private_data_len} is a
+     * {@code uint8_t} (connect and reject: 255, which siw sends whole); siw's {@code siw_accept}
+     * refuses more than {@code MPA_MAX_PRIVDATA} (256) minus the 4-byte IRD/ORD block (252). A Linux
+     * siw peer refuses any frame of more than 256 bytes of private data (EPROTO), so connect with
+     * more than 252 bytes reaches a jsiw listener but not a siw one.
+     */
+    static final int MAX_CONNECT_PRIVATE_DATA = 255;
+    static final int MAX_ACCEPT_PRIVATE_DATA = Mpa.SIW_MAX_PRIVATE_DATA - MpaIrdOrd.LENGTH;
+    static final int MAX_REJECT_PRIVATE_DATA = 255;
+
+    @Override
+    public int maxConnectPrivateData() {
+        return MAX_CONNECT_PRIVATE_DATA;
+    }
+
+    @Override
+    public int maxAcceptPrivateData() {
+        return MAX_ACCEPT_PRIVATE_DATA;
+    }
+
+    @Override
+    public int maxRejectPrivateData() {
+        return MAX_REJECT_PRIVATE_DATA;
+    }
+
     private final SiwAgent agent;
     private final CmHost host;
     private final Map<CmEndpoint, ServerSocketChannel> listeners = new HashMap<>();
@@ -84,6 +125,14 @@ final class SiwCm implements CmTransport {
         byte[] privateData;
         ScheduledFuture<?> timer;
         boolean disconnectedPosted;
+        /** The peer's MPA request (passive side), answered by accept or reject as siw echoes it. */
+        MpaFrames.Frame request;
+        /** Peer-to-peer mode: asked for (active side) or granted (passive side). */
+        boolean p2p;
+        /** Passive side, peer-to-peer: the RTR frame picked for the initiator (Write or Read RTR bit). */
+        int rtrChoice;
+        /** Passive side, peer-to-peer: ESTABLISHED waits for the initiator's RTR frame. */
+        boolean awaitingRtr;
 
         Conn(CmEndpoint id, CmEndpoint listener, State state) {
             this.id = id;
@@ -105,6 +154,11 @@ final class SiwCm implements CmTransport {
         @Override
         public void mpaError(SiwConnection c, int errno) {
             host.execute(() -> onMpaError(this, errno));
+        }
+
+        @Override
+        public void rtrReceived(SiwConnection c) {
+            host.execute(() -> onRtr(this));
         }
 
         @Override
@@ -185,6 +239,10 @@ final class SiwCm implements CmTransport {
         conn.ird = Math.min(param.responderResources(), MAX_IRD_ORD);
         conn.ord = Math.min(param.initiatorDepth(), MAX_IRD_ORD);
         conn.privateData = param.privateData() == null ? new byte[0] : param.privateData();
+        conn.p2p = peerToPeer();
+        if (conn.p2p && conn.ord == 0) {
+            conn.ord = 1; // siw_connect: an RTR needs ORD >= 1
+        }
         try {
             conn.sc = SiwConnection.connect(agent, id.peerAddress(), conn);
         } catch (IOException e) {
@@ -203,7 +261,9 @@ final class SiwCm implements CmTransport {
             c.id.post(connectFailure(errno), -errno, null, null);
             return;
         }
-        byte[] req = MpaFrames.frame(true, crcRequired(), false, c.ird, c.ord, c.privateData);
+        int flags = MpaFrame.FLAG_ENHANCED | (crcRequired() ? MpaFrame.FLAG_CRC : 0);
+        byte[] req = MpaFrames.frame(true, flags, Mpa.REVISION_2, c.ird | (c.p2p ? MpaIrdOrd.PEER_TO_PEER : 0),
+                c.ord | (c.p2p ? MpaIrdOrd.RDMA_WRITE_RTR : 0), c.privateData);
         synchronized (c.sc.txLock) {
             c.sc.append(req);
             c.sc.flushLocked();
@@ -236,7 +296,16 @@ final class SiwCm implements CmTransport {
         }
     }
 
-    /** The MPA reply (siw_proc_mpareply). */
+    /**
+     * The MPA reply (siw_proc_mpareply). Failures as siw reports them through iw_cm's CONNECT_REPLY
+     * (librdmacm's {@code cma_iw_handler}: -ECONNRESET and -ECONNREFUSED are REJECTED, others
+     * CONNECT_ERROR): a Reject bit -ECONNRESET with the reject's private data (REJECTED); markers
+     * -ECONNREFUSED; no Enhanced in answer to ours -ECONNRESET; a wrong key a Terminate (LLP, MPA,
+     * invalid request/reply) and -EINVAL; a revision above 2 -EINVAL; the reply's ORD above the
+     * device's IRD a Terminate (insufficient IRD) and -EINVAL; peer-to-peer asked for and no RTR
+     * frame jsiw offered picked a Terminate (no matching RTR) and -EINVAL. In peer-to-peer mode the
+     * zero-length WRITE goes out before ESTABLISHED.
+     */
     private void onReply(Conn c, MpaFrames.Frame f) {
         if (c.state != State.MPA_REQ_SENT || c.id == null) {
             return;
@@ -245,31 +314,37 @@ final class SiwCm implements CmTransport {
             c.timer.cancel(false);
         }
         CmEndpoint id = c.id;
-        if (f.request() || f.revision() < 1 || f.revision() > 2) {
-            fail(c, CmEventType.CONNECT_ERROR, -Errno.EPROTO, null);
+        SiwQp qp = SiwQp.of(id.qp());
+        if (f.drop() == FpduDropReason.MPA_BAD_REVISION) {
+            fail(c, CmEventType.CONNECT_ERROR, -Errno.EINVAL, null);
+            return;
+        }
+        if (f.drop() == FpduDropReason.MPA_BAD_KEY) {
+            terminateAndFail(c, qp, TerminateCodes.LLP_INVALID_REQ_RESP);
+            return;
+        }
+        if (f.reject()) { // siw: "got mpa reject", CONNECT_REPLY -ECONNRESET
+            agent.counters().increment(SiwCounters.MPA_REJECTS_RCVD);
+            fail(c, CmEventType.REJECTED, -Errno.ECONNRESET, f.privateData());
             return;
         }
         if (f.markers()) { // siw: CONNECT_REPLY -ECONNREFUSED
             fail(c, CmEventType.REJECTED, -Errno.ECONNREFUSED, null);
             return;
         }
-        if (f.reject()) { // siw: "got mpa reject", CONNECT_REPLY -ECONNRESET
-            fail(c, CmEventType.REJECTED, -Errno.ECONNRESET, f.privateData());
-            return;
-        }
-        if (!f.enhanced()) { // we sent revision 2 with Enhanced: the reply must have it (RFC 6581)
+        if (!f.enhanced() || f.revision() < Mpa.REVISION_2) { // we sent revision 2 with Enhanced: the reply must have it (RFC 6581)
             fail(c, CmEventType.REJECTED, -Errno.ECONNRESET, null);
             return;
         }
         int peerIrd = f.ird();
         int peerOrd = f.ord();
-        SiwQp qp = SiwQp.of(id.qp());
         if (c.ird < peerOrd && peerOrd > MAX_IRD_ORD) {
-            // siw with relaxed_ird_negotiation (its constant): only a peer ORD above the device's IRD fails;
-            // a Terminate (LLP, MPA, INSUFFICIENT_IRD), then CONNECT_REPLY -ENOMEM
-            c.sc.bind(qp, f.crc());
-            qp.establishForTerminate(c.sc, TerminateCodes.LAYER_LLP, TerminateCodes.LLP_ETYPE_MPA, TerminateCodes.LLP_INSUFFICIENT_IRD);
-            fail(c, CmEventType.CONNECT_ERROR, -Errno.ENOMEM, null);
+            // siw with relaxed_ird_negotiation (its constant): only a peer ORD above the device's IRD fails
+            terminateAndFail(c, qp, TerminateCodes.LLP_INSUFFICIENT_IRD);
+            return;
+        }
+        if (c.p2p && (f.rtr() & MpaIrdOrd.RDMA_WRITE_RTR) == 0) {
+            terminateAndFail(c, qp, TerminateCodes.LLP_NO_MATCHING_RTR);
             return;
         }
         try {
@@ -279,11 +354,21 @@ final class SiwCm implements CmTransport {
             fail(c, CmEventType.CONNECT_ERROR, -e.errno(), null);
             return;
         }
+        if (c.p2p) {
+            qp.sendRtrWrite();
+        }
         c.crc = f.crc();
         c.state = State.ESTABLISHED;
         c.sc.resumeReceive();
         id.post(CmEventType.ESTABLISHED, 0, f.privateData(),
                 new ConnParam().responderResources(peerOrd).initiatorDepth(peerIrd));
+    }
+
+    /** A Terminate (LLP, MPA, {@code code}) on the connection before it closes, then CONNECT_ERROR -EINVAL (siw's out_err). */
+    private void terminateAndFail(Conn c, SiwQp qp, int code) {
+        c.sc.bind(qp, false);
+        qp.establishForTerminate(c.sc, TerminateCodes.LAYER_LLP, TerminateCodes.LLP_ETYPE_MPA, code);
+        fail(c, CmEventType.CONNECT_ERROR, -Errno.EINVAL, null);
     }
 
     private void fail(Conn c, CmEventType type, int status, byte[] pd) {
@@ -297,21 +382,32 @@ final class SiwCm implements CmTransport {
 
     // ---------------------------------------------------------------- passive side
 
-    /** The MPA request (siw_proc_mpareq): a CONNECT_REQUEST on the listener, or a reject. */
+    /**
+     * The MPA request (siw_proc_mpareq): a CONNECT_REQUEST on the listener, or a reject. A wrong key
+     * or a revision above 2 closes the connection without an answer (siw: -EPROTO); markers asked
+     * for, or Enhanced without the IRD/ORD block, get siw's reject frame ({@link MpaFrames#rejectRequest})
+     * and the connection ends. Revisions 0, 1 and 2 are taken, as siw; a peer-to-peer request is
+     * granted with the Write RTR if offered, else the Read RTR, else the Write RTR (siw).
+     */
     private void onRequest(Conn c, MpaFrames.Frame f) {
         if (c.state != State.MPA_REQ_SENT) {
             return;
         }
-        if (!f.request() || f.revision() < 1 || f.revision() > 2 || f.markers()) {
-            // siw rejects markers and unknown revisions with a reply carrying the Reject bit
-            byte[] rej = MpaFrames.frame(false, false, true, -1, -1, new byte[0]);
-            synchronized (c.sc.txLock) {
-                c.sc.append(rej);
-                c.sc.flushLocked();
-                c.sc.finAfterFlush();
-            }
+        if (f.drop() == FpduDropReason.MPA_BAD_KEY || f.drop() == FpduDropReason.MPA_BAD_REVISION) {
+            agent.counters().increment(SiwCounters.RCVD_DROP_MPA_FRAME);
             c.state = State.CLOSED;
+            c.sc.close(false);
             return;
+        }
+        if (f.drop() == FpduDropReason.MPA_NO_IRD_ORD || f.markers()) {
+            sendReject(c, MpaFrames.rejectRequest(f));
+            return;
+        }
+        c.request = f;
+        if (f.peerToPeer()) {
+            c.p2p = true;
+            c.rtrChoice = (f.rtr() & MpaIrdOrd.RDMA_WRITE_RTR) != 0 ? MpaIrdOrd.RDMA_WRITE_RTR
+                    : (f.rtr() & MpaIrdOrd.RDMA_READ_RTR) != 0 ? MpaIrdOrd.RDMA_READ_RTR : MpaIrdOrd.RDMA_WRITE_RTR;
         }
         if (!c.listener.alive() || !c.listener.admitRequest()) {
             c.state = State.CLOSED;
@@ -319,8 +415,8 @@ final class SiwCm implements CmTransport {
             return;
         }
         c.crc = f.crc() || crcRequired();
-        c.peerIrd = f.enhanced() ? f.ird() : MAX_IRD_ORD;
-        c.peerOrd = f.enhanced() ? f.ord() : MAX_IRD_ORD;
+        c.peerIrd = f.enhanced() ? Math.min(f.ird(), MAX_IRD_ORD) : MAX_IRD_ORD;
+        c.peerOrd = f.enhanced() ? Math.min(f.ord(), MAX_IRD_ORD) : MAX_IRD_ORD;
         c.state = State.MPA_REQ_RCVD;
         InetSocketAddress local = c.sc.localAddress();
         InetSocketAddress peer = c.sc.remoteAddress();
@@ -354,12 +450,24 @@ final class SiwCm implements CmTransport {
                     + " above the device's " + MAX_IRD_ORD);
         }
         byte[] pd = param == null || param.privateData() == null ? new byte[0] : param.privateData();
-        byte[] rep = MpaFrames.frame(false, c.crc, false, ird, ord, pd);
+        byte[] rep;
+        if (c.request.enhanced()) {
+            rep = MpaFrames.frame(false, MpaFrame.FLAG_ENHANCED | (c.crc ? MpaFrame.FLAG_CRC : 0), Mpa.REVISION_2,
+                    ird | (c.p2p ? MpaIrdOrd.PEER_TO_PEER : 0), ord | (c.p2p ? c.rtrChoice : 0), pd);
+        } else {
+            rep = MpaFrames.frame(false, c.crc ? MpaFrame.FLAG_CRC : 0, c.request.revision(), -1, 0, pd);
+        }
         synchronized (c.sc.txLock) {
             c.sc.append(rep); // before any FPDU: the QP binds below
         }
         qp.establish(c.sc, ird, Math.min(ord, c.peerIrd), c.crc);
         c.state = State.ESTABLISHED;
+        if (c.p2p) {
+            c.awaitingRtr = true; // siw_accept with wait_for_peer_rts: ESTABLISHED once the RTR frame arrived
+            c.sc.awaitRtr = true;
+            c.sc.resumeReceive();
+            return;
+        }
         c.sc.resumeReceive();
         id.post(CmEventType.ESTABLISHED, 0, null, null);
     }
@@ -370,13 +478,17 @@ final class SiwCm implements CmTransport {
         if (c.state != State.MPA_REQ_RCVD) {
             throw new VerbsException(Errno.EINVAL, "rdma_reject: connection is " + c.state);
         }
-        byte[] rej = MpaFrames.frame(false, false, true, MAX_IRD_ORD, MAX_IRD_ORD, privateData);
-        synchronized (c.sc.txLock) {
-            c.sc.append(rej);
-            c.sc.flushLocked();
-            c.sc.finAfterFlush();
+        MpaFrames.Frame f = c.request;
+        if (f.revision() >= Mpa.REVISION_1) {
+            // siw_reject: the reply to the request with R set, its IRD/ORD block as negotiated, then the private data
+            int flags = (f.flags() & ~MpaFrame.FLAG_MARKERS) | MpaFrame.FLAG_REJECT | (c.crc ? MpaFrame.FLAG_CRC : 0);
+            int irdWord = f.enhanced() ? c.peerOrd | (c.p2p ? MpaIrdOrd.PEER_TO_PEER : 0) : -1;
+            int ordWord = c.peerIrd | (c.p2p ? c.rtrChoice : 0);
+            sendReject(c, MpaFrames.frame(false, flags, f.revision(), irdWord, ordWord, privateData));
+        } else {
+            c.state = State.CLOSED; // revision 0 has no reject frame: siw closes the socket
+            c.sc.close(false);
         }
-        c.state = State.CLOSED;
         id.connection(null);
     }
 
@@ -429,12 +541,34 @@ final class SiwCm implements CmTransport {
         }
     }
 
+    /** Sends an MPA reply with the Reject bit, then the FIN; the connection is done. */
+    private void sendReject(Conn c, byte[] frame) {
+        synchronized (c.sc.txLock) {
+            c.sc.append(frame);
+            c.sc.flushLocked();
+            c.sc.finAfterFlush();
+        }
+        agent.counters().increment(SiwCounters.MPA_REJECTS_SENT);
+        c.state = State.CLOSED;
+    }
+
+    /** Peer-to-peer, passive side: the initiator's RTR frame was taken; the connection is established. */
+    private void onRtr(Conn c) {
+        if (c.state == State.ESTABLISHED && c.awaitingRtr) {
+            c.awaitingRtr = false;
+            if (c.id != null) {
+                c.id.post(CmEventType.ESTABLISHED, 0, null, null);
+            }
+        }
+    }
+
     private void onMpaError(Conn c, int errno) {
         if (c.state == State.CLOSED) {
             return;
         }
+        agent.counters().increment(SiwCounters.RCVD_DROP_MPA_FRAME);
         if (c.sc.active && c.id != null) {
-            fail(c, CmEventType.CONNECT_ERROR, -errno, null);
+            fail(c, CmEventType.CONNECT_ERROR, -Errno.EINVAL, null); // siw_proc_mpareply's out_err
         } else {
             c.state = State.CLOSED;
             c.sc.close(true);
@@ -445,6 +579,14 @@ final class SiwCm implements CmTransport {
         switch (c.state) {
             case ESTABLISHED, CLOSING -> {
                 c.state = State.CLOSED;
+                if (c.awaitingRtr) { // the initiator never sent its RTR frame
+                    c.awaitingRtr = false;
+                    if (c.id != null) {
+                        c.id.connection(null);
+                        c.id.post(CmEventType.CONNECT_ERROR, -Errno.ECONNRESET, null, null);
+                    }
+                    return;
+                }
                 if (c.id != null && !c.disconnectedPosted) {
                     c.disconnectedPosted = true;
                     c.id.disconnecting();

@@ -41,10 +41,20 @@ final class SiwConnection implements SiwAgent.Handler {
         /** An active connect finished (ok) or failed ({@code errno}). */
         void connected(SiwConnection c, int errno);
 
-        /** An MPA request or reply frame arrived; receiving stops until {@link #resumeReceive()}. */
+        /**
+         * An MPA request or reply frame arrived (valid or not: {@link MpaFrames.Frame#drop()});
+         * receiving stops until {@link #resumeReceive()}.
+         */
         void mpaFrame(SiwConnection c, MpaFrames.Frame frame);
 
-        /** The MPA exchange broke (bad frame, {@code errno}). */
+        /**
+         * Peer-to-peer mode, passive side ({@link #awaitRtr}): the QP took the first FPDU, the
+         * initiator's RTR frame (siw_rtr_data_ready).
+         */
+        default void rtrReceived(SiwConnection c) {
+        }
+
+        /** The MPA exchange broke (a frame announcing too much private data: {@code errno} EPROTO). */
         void mpaError(SiwConnection c, int errno);
 
         /** The TCP connection ended: the peer's FIN ({@code errno} 0) or a reset / error. */
@@ -72,14 +82,15 @@ final class SiwConnection implements SiwAgent.Handler {
             java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     /** MPA CRC negotiated (both directions). */
     private volatile boolean crc;
+    /** Passive side in MPA peer-to-peer mode: report the first FPDU the QP takes ({@link Events#rtrReceived}); set by the CM before receiving resumes. */
+    volatile boolean awaitRtr;
     /** The QP the connection carries once in RDMA mode. */
     private volatile SiwQp qp;
     private boolean outputShut;
+    /** This connection in the device's capture ({@link SiwCapture}). */
+    private final SiwCapture.Flow flow;
     private boolean closeAfterFlush;
     private boolean eof;
-    /** Counters (I/O thread only): FPDUs with a bad CRC, malformed FPDUs. */
-    long rxBadCrc;
-    long rxBadFpdu;
 
     SiwConnection(SiwAgent agent, SocketChannel ch, boolean active, Events events) {
         this.agent = agent;
@@ -87,6 +98,7 @@ final class SiwConnection implements SiwAgent.Handler {
         this.active = active;
         this.events = events;
         this.phase = active ? Phase.CONNECTING : Phase.MPA;
+        this.flow = new SiwCapture.Flow(active);
     }
 
     /** Starts an active connect to {@code peer} from the device's address (any thread). */
@@ -198,8 +210,13 @@ final class SiwConnection implements SiwAgent.Handler {
             key.interestOpsAnd(~SelectionKey.OP_READ);
             return;
         }
+        int p0 = rx.position();
         int n = ch.read(rx);
+        if (n > 0) {
+            agent.capture().data(flow, this, false, rx, p0, n);
+        }
         if (n < 0) {
+            agent.capture().end(flow, this, false, false);
             eof = true;
             key.interestOpsAnd(~SelectionKey.OP_READ);
             processRx();
@@ -239,10 +256,6 @@ final class SiwConnection implements SiwAgent.Handler {
                 }
                 MpaFrames.Frame f = MpaFrames.parse(rxSeg, rxStart, !active);
                 rxStart += MpaFrame.HEADER_LENGTH + pdLen;
-                if (f == null) {
-                    events.mpaError(this, Errno.EPROTO);
-                    return;
-                }
                 rxSuspended = true;
                 events.mpaFrame(this, f);
             } else if (phase == Phase.RDMA) {
@@ -255,13 +268,17 @@ final class SiwConnection implements SiwAgent.Handler {
                     break;
                 }
                 SiwQp q = qp;
+                agent.counters().increment(SiwCounters.RCVD_FPDUS);
                 if (crc && !crcOk(rxStart, total)) {
-                    rxBadCrc++;
                     q.llpError(TerminateCodes.LAYER_LLP, TerminateCodes.LLP_ETYPE_MPA, TerminateCodes.LLP_RECEIVED_CRC);
                     rxStart = end;
                     break;
                 }
                 boolean goOn = q.receive(rxSeg, rxStart, len);
+                if (goOn && awaitRtr) {
+                    awaitRtr = false;
+                    events.rtrReceived(this);
+                }
                 rxStart += total;
                 if (!goOn) {
                     rxStart = end;
@@ -314,6 +331,7 @@ final class SiwConnection implements SiwAgent.Handler {
     void commitFpdu(int ulpduLen) {
         int p = tx.position();
         tx.position(p + framer.frame(tx, p, ulpduLen));
+        agent.counters().increment(SiwCounters.SENT_FPDUS);
     }
 
     /** Appends raw bytes (an MPA frame). Under {@link #txLock}. */
@@ -334,9 +352,12 @@ final class SiwConnection implements SiwAgent.Handler {
         tx.flip();
         try {
             while (tx.hasRemaining()) {
-                if (ch.write(tx) == 0) {
+                int p0 = tx.position();
+                int n = ch.write(tx);
+                if (n == 0) {
                     break;
                 }
+                agent.capture().data(flow, this, true, tx, p0, n);
             }
         } catch (IOException e) {
             tx.clear();
@@ -379,6 +400,7 @@ final class SiwConnection implements SiwAgent.Handler {
             return;
         }
         outputShut = true;
+        agent.capture().end(flow, this, true, false);
         try {
             ch.shutdownOutput();
         } catch (IOException e) {
@@ -402,7 +424,11 @@ final class SiwConnection implements SiwAgent.Handler {
         agent.execute(() -> {
             try {
                 if (abort && ch.isOpen()) {
+                    agent.capture().end(flow, this, true, true);
                     ch.setOption(StandardSocketOptions.SO_LINGER, 0);
+                } else if (!outputShut && ch.isOpen()) {
+                    outputShut = true;
+                    agent.capture().end(flow, this, true, false);
                 }
                 ch.close();
             } catch (IOException e) {

@@ -75,12 +75,32 @@ public final class SiwQp implements QpTransport {
     private static final int LAST = 1;
     /** Terminate control words in siw's x86 bit-field layout, which Linux siw reads and writes ({@link Terminate#SIW_X86}). */
     private static final int TERMINATE_LAYOUT = Terminate.SIW_X86;
+    private static final java.lang.foreign.ValueLayout.OfShort BE16 =
+            java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private final DdpHeader rxDdp = new DdpHeader();
     private final ReadRequest rxRead = new ReadRequest();
     private final Terminate rxTerm = new Terminate().layout(TERMINATE_LAYOUT);
     private final DdpHeader txDdp = new DdpHeader();
     private final ReadRequest txRead = new ReadRequest();
     private final Terminate txTerm = new Terminate().layout(TERMINATE_LAYOUT);
+    /** Flyweights over {@link #termInfo} for the Read Request a Terminate reconstructs (siw's in_tx case). */
+    private final DdpHeader termDdp = new DdpHeader();
+    private final ReadRequest termRead = new ReadRequest();
+    /**
+     * What follows the Terminate's control word (RFC 5040 §4.8, siw_send_terminate): the DDP Segment
+     * Length of the failed segment, then its DDP header, then its RDMAP header (a Read Request's),
+     * as many bytes as {@link #termInfoLength}; with the M, D and R flags.
+     */
+    private final MemorySegment termInfo = MemorySegment.ofArray(new byte[TERM_INFO_MAX]);
+    private static final int TERM_INFO_MAX = Terminate.SEGMENT_LENGTH_LENGTH + DdpHeader.UNTAGGED_LENGTH + ReadRequest.LENGTH;
+    private int termInfoLength;
+    private boolean termM;
+    private boolean termD;
+    private boolean termR;
+    /** The FPDU being received, while {@link #rx} runs (null otherwise): its header is copied into a Terminate. */
+    private MemorySegment rxFpdu;
+    private long rxFpduOffset;
+    private int rxFpduLength;
     private final SoftQp core;
     private final SiwAgent agent;
     private final RxHandler[] handlers = new RxHandler[16];
@@ -102,6 +122,10 @@ public final class SiwQp implements QpTransport {
     private final RemoteRange[] irqSource = new RemoteRange[MAX_ORD_IRD];
     private final long[] irqSourceOffset = new long[MAX_ORD_IRD];
     private final long[] irqSent = new long[MAX_ORD_IRD];
+    /** The Read Request of each IRQ entry as received (source STag, TO and MSN), for a Terminate on a failed Read Response. */
+    private final int[] irqSourceStag = new int[MAX_ORD_IRD];
+    private final long[] irqSourceTo = new long[MAX_ORD_IRD];
+    private final int[] irqMsn = new int[MAX_ORD_IRD];
     private int irqHead;
     private int irqCount;
     private boolean termPending;
@@ -289,12 +313,36 @@ public final class SiwQp implements QpTransport {
             termLayer = layer;
             termType = type;
             termCode = code;
+            termInfoLength = 0;
+            termM = termD = termR = false;
             txMsn[DdpHeader.QN_TERMINATE] = 1;
             synchronized (c.txLock) {
                 writeTerminate(c);
                 c.flushLocked();
             }
         }
+    }
+
+    /**
+     * The initiator's RTR frame in MPA peer-to-peer mode (RFC 6581 §5, siw_qp_mpa_rts with the Write
+     * RTR): a zero-length RDMA WRITE with STag 1 and TO 0 (siw: "some HW may treat STag 0 special"),
+     * ahead of every WR. CM thread, right after {@link #establish}; takes the QP's lock.
+     */
+    void sendRtrWrite() {
+        synchronized (core.lock()) {
+            SiwConnection c = conn;
+            if (c == null) {
+                return;
+            }
+            synchronized (c.txLock) {
+                MemorySegment t = c.txSeg;
+                int p = c.txPosition();
+                txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.RDMA_WRITE, true).stag(1).taggedOffset(0);
+                c.commitFpdu(Iw.TAGGED_HDR - Mpa.HEADER_LENGTH);
+                c.flushLocked();
+            }
+        }
+        agent.counters().increment(SiwCounters.SENT_RTR);
     }
 
     /** {@code rdma_disconnect}: the QP goes to ERR (its WRs flush) and the connection ends with a FIN (CM thread). */
@@ -320,7 +368,14 @@ public final class SiwQp implements QpTransport {
     boolean receive(MemorySegment s, long off, int ulpduLen) {
         boolean goOn;
         synchronized (core.lock()) {
-            goOn = rx(s, off, ulpduLen);
+            rxFpdu = s;
+            rxFpduOffset = off;
+            rxFpduLength = ulpduLen;
+            try {
+                goOn = rx(s, off, ulpduLen);
+            } finally {
+                rxFpdu = null;
+            }
             if (termPending || irqCount > 0 || orqCount < ord) {
                 pump();
             }
@@ -392,6 +447,9 @@ public final class SiwQp implements QpTransport {
 
     /** RDMA WRITE (tagged): placed into the region or window of the STag at TO (siw_proc_write). */
     private boolean rxWrite(MemorySegment s, long off, int len, int ctrl) {
+        if (len == 0) {
+            return true; // siw_proc_write: a zero-length WRITE (an MPA RTR frame) is not checked
+        }
         int stag = rxDdp.stag();
         long to = rxDdp.taggedOffset();
         if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_WRITE) == 0) {
@@ -418,8 +476,8 @@ public final class SiwQp implements QpTransport {
             return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_MSG_TOOLONG);
         }
         rxMsn[DdpHeader.QN_READ_REQUEST]++;
-        if (irqCount >= ird) {
-            return terminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF, TerminateCodes.DDP_UT_INVALID_MSN_RANGE);
+        if (irqCount >= ird) { // siw_init_rresp: "irq exceeded"
+            return terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION, TerminateCodes.RDMAP_CATASTROPHIC_STREAM);
         }
         ReadRequest rr = rxRead.wrap(s, off + Iw.UNTAGGED_HDR);
         int sinkStag = rr.sinkStag();
@@ -427,16 +485,20 @@ public final class SiwQp implements QpTransport {
         long size = rr.readSize() & 0xFFFF_FFFFL;
         int srcStag = rr.sourceStag();
         long srcTo = rr.sourceTaggedOffset();
-        if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_READ) == 0) {
-            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_ACCESS_RIGHTS);
-        }
-        RemoteRange r = remote(srcStag, AccessFlags.REMOTE_READ);
-        if (r == null) {
-            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
-        }
-        long o = r.offsetOf(srcTo, size);
-        if (o < 0) {
-            return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_BASE_BOUNDS);
+        RemoteRange r = null;
+        long o = 0;
+        if (size > 0) { // siw: a zero-length READ (an MPA RTR frame) names no memory and is not checked
+            if ((core.attributes().qpAccessFlags() & AccessFlags.REMOTE_READ) == 0) {
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_ACCESS_RIGHTS);
+            }
+            r = remote(srcStag, AccessFlags.REMOTE_READ);
+            if (r == null) {
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
+            }
+            o = r.offsetOf(srcTo, size);
+            if (o < 0) {
+                return accessError(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_BASE_BOUNDS);
+            }
         }
         int i = (irqHead + irqCount) % MAX_ORD_IRD;
         irqSinkStag[i] = sinkStag;
@@ -444,6 +506,9 @@ public final class SiwQp implements QpTransport {
         irqLength[i] = size;
         irqSource[i] = r;
         irqSourceOffset[i] = o;
+        irqSourceStag[i] = srcStag;
+        irqSourceTo[i] = srcTo;
+        irqMsn[i] = rxDdp.msn();
         irqSent[i] = 0;
         irqCount++;
         return true;
@@ -538,6 +603,7 @@ public final class SiwQp implements QpTransport {
             LOG.debug("QP 0x{}: got TERMINATE layer {} type {} code 0x{}", Integer.toHexString(core.qpNum()),
                     t.layer(), t.etype(), Integer.toHexString(t.errorCode()));
         }
+        agent.counters().increment(SiwCounters.RCVD_TERMINATES);
         terminated = true;
         core.raiseAsyncEvent(AsyncEventType.QP_FATAL);
         core.enterError();
@@ -573,6 +639,11 @@ public final class SiwQp implements QpTransport {
      * (siw_init_terminate, siw_send_terminate, siw_qp_cm_drop). Always false: stop receiving.
      */
     private boolean terminate(int layer, int type, int code) {
+        return terminate(layer, type, code, -1);
+    }
+
+    /** {@link #terminate(int, int, int)}; {@code irq} ≥ 0: found while sending the Read Response of that IRQ entry. */
+    private boolean terminate(int layer, int type, int code, int irq) {
         if (termPending || terminated) {
             return false;
         }
@@ -582,9 +653,72 @@ public final class SiwQp implements QpTransport {
         termLayer = layer;
         termType = type;
         termCode = code;
+        if (irq >= 0) {
+            captureReadRequest(irq);
+        } else {
+            captureTermInfo();
+        }
         pump();
         core.enterError();
         return false;
+    }
+
+    /**
+     * What the Terminate reports of the FPDU in error, as siw_send_terminate: for a DDP error (but a
+     * version error, whose layout is unknown) M and D with the segment's DDP header; for an RDMAP
+     * remote protection error M, D and R with its DDP and RDMAP header (a Read Request's 46 bytes,
+     * else 18: siw copies an untagged header's length even of a tagged segment); for another RDMAP
+     * remote operation error (but version and opcode) M and D with the DDP header; nothing for
+     * catastrophic RDMAP and LLP errors, nor when no FPDU is being received (an error found while
+     * transmitting, see {@link #captureReadRequest}). The DDP Segment Length is the segment's ULPDU
+     * length minus its DDP/RDMAP header (its payload, 16 bits). Under the QP lock.
+     */
+    private void captureTermInfo() {
+        termInfoLength = 0;
+        termM = termD = termR = false;
+        if (rxFpdu == null) {
+            return;
+        }
+        int copy;
+        if (termLayer == TerminateCodes.LAYER_DDP) {
+            if ((termType == TerminateCodes.DDP_ETYPE_TAGGED_BUF && termCode == TerminateCodes.DDP_T_VERSION)
+                    || (termType == TerminateCodes.DDP_ETYPE_UNTAGGED_BUF && termCode == TerminateCodes.DDP_UT_VERSION)) {
+                return;
+            }
+            copy = rxDdp.length();
+        } else if (termLayer == TerminateCodes.LAYER_RDMAP && termType == TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION) {
+            copy = rxDdp.opcode() == RdmapOpcode.RDMA_READ_REQUEST ? DdpHeader.UNTAGGED_LENGTH + ReadRequest.LENGTH
+                    : DdpHeader.UNTAGGED_LENGTH;
+            termR = true;
+        } else if (termLayer == TerminateCodes.LAYER_RDMAP && termType != TerminateCodes.RDMAP_ETYPE_CATASTROPHIC
+                && termCode != TerminateCodes.RDMAP_VERSION && termCode != TerminateCodes.RDMAP_OPCODE) {
+            copy = rxDdp.length();
+        } else {
+            return;
+        }
+        termM = termD = true;
+        int hdr = RdmapOpcode.headerLength(rxDdp.opcode());
+        termInfo.set(BE16, 0, (short) (rxFpduLength - Math.max(hdr, 0)));
+        int have = (int) Math.min(copy, rxFpduLength);
+        termInfo.asSlice(Terminate.SEGMENT_LENGTH_LENGTH, copy).fill((byte) 0);
+        MemorySegment.copy(rxFpdu, rxFpduOffset + Mpa.HEADER_LENGTH, termInfo, Terminate.SEGMENT_LENGTH_LENGTH, have);
+        termInfoLength = Terminate.SEGMENT_LENGTH_LENGTH + copy;
+    }
+
+    /**
+     * A Read Response could not be generated for IRQ entry {@code i} (its source went away): the
+     * Terminate carries the peer's Read Request rebuilt from the IRQ entry (M, D, R; siw's in_tx
+     * case: MSN as received, MO = bytes already sent, DDP Segment Length 0). Under the QP lock.
+     */
+    private void captureReadRequest(int i) {
+        termM = termD = termR = true;
+        termInfo.set(BE16, 0, (short) 0);
+        termDdp.wrap(termInfo, Terminate.SEGMENT_LENGTH_LENGTH).control(RdmapOpcode.RDMA_READ_REQUEST, true).rsvdUlp(0)
+                .queueNumber(DdpHeader.QN_READ_REQUEST).msn(irqMsn[i]).messageOffset((int) irqSent[i]);
+        termRead.wrap(termInfo, Terminate.SEGMENT_LENGTH_LENGTH + DdpHeader.UNTAGGED_LENGTH).sinkStag(irqSinkStag[i])
+                .sinkTaggedOffset(irqSinkTo[i]).readSize((int) irqLength[i]).sourceStag(irqSourceStag[i])
+                .sourceTaggedOffset(irqSourceTo[i]);
+        termInfoLength = TERM_INFO_MAX;
     }
 
     // ---------------------------------------------------------------- STags (QP lock held)
@@ -776,9 +910,9 @@ public final class SiwQp implements QpTransport {
         int i = irqHead;
         RemoteRange r = irqSource[i];
         long remaining = irqLength[i] - irqSent[i];
-        if (!r.isAccessible()) {
+        if (r != null && !r.isAccessible()) {
             irqCount = 0;
-            terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG);
+            terminate(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION, TerminateCodes.RDMAP_INVALID_STAG, i);
             return;
         }
         int len = segment(Iw.TAGGED_HDR, remaining);
@@ -804,8 +938,13 @@ public final class SiwQp implements QpTransport {
         int p = c.txPosition();
         txDdp.wrap(t, p + Mpa.HEADER_LENGTH).control(RdmapOpcode.TERMINATE, true).rsvdUlp(0)
                 .queueNumber(DdpHeader.QN_TERMINATE).msn(txMsn[DdpHeader.QN_TERMINATE]++).messageOffset(0);
-        txTerm.wrap(t, p + Iw.UNTAGGED_HDR).controlWord(0).layer(termLayer).etype(termType).errorCode(termCode);
-        c.commitFpdu(Iw.UNTAGGED_HDR - Mpa.HEADER_LENGTH + Terminate.CONTROL_LENGTH);
+        txTerm.wrap(t, p + Iw.UNTAGGED_HDR).controlWord(0).layer(termLayer).etype(termType).errorCode(termCode)
+                .segmentLengthValid(termM).ddpHeaderIncluded(termD).rdmaHeaderIncluded(termR);
+        if (termInfoLength > 0) {
+            MemorySegment.copy(termInfo, 0, t, p + Iw.UNTAGGED_HDR + Terminate.CONTROL_LENGTH, termInfoLength);
+        }
+        c.commitFpdu(Iw.UNTAGGED_HDR - Mpa.HEADER_LENGTH + Terminate.CONTROL_LENGTH + termInfoLength);
+        agent.counters().terminateSent(termLayer, termType, termCode);
     }
 
     private static void finish(SiwWqe w, WcStatus status) {

@@ -1,16 +1,13 @@
 package org.jrdma.iwarp.pcap;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import org.jrdma.rocev2.pcap.PcapReader;
+import org.jrdma.wire.internal.PcapStage;
 
 /**
  * Writes TCP segments as a classic libpcap file (nanosecond magic 0xA1B23C4D, little-endian, link type
@@ -25,7 +22,8 @@ import org.jrdma.rocev2.pcap.PcapReader;
  * and a valid checksum (RFC 9293 §3.1, pseudo-header of RFC 791 / RFC 8200 §8.1).
  *
  * <p>Nothing allocates per segment after construction (one direct staging buffer, one channel write per
- * segment). Not thread-safe: one writer per thread, or lock.
+ * segment; the file header, record framing, Ethernet header and checksums are {@code PcapStage}'s, shared
+ * with {@link org.jrdma.rocev2.pcap.PcapWriter}). Not thread-safe: one writer per thread, or lock.
  */
 public final class TcpPcapWriter implements AutoCloseable {
     /** TCP flag FIN. */
@@ -41,14 +39,11 @@ public final class TcpPcapWriter implements AutoCloseable {
     /** The most payload one segment may carry (IPv6: 65535 - 20). */
     public static final int MAX_PAYLOAD = 65535 - 20;
 
-    private static final int RECORD = 16;
-    private static final int ETH = 14;
-    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int RECORD = PcapStage.RECORD;
+    private static final int ETH = PcapStage.ETH;
 
-    private final WritableByteChannel out;
+    private final PcapStage pcap;
     private final ByteBuffer stage;
-    private final MemorySegment seg;
-    private long frames;
 
     /** One TCP connection's two directions: addresses, ports and the next sequence number of each side. */
     public final class Connection {
@@ -115,6 +110,12 @@ public final class TcpPcapWriter implements AutoCloseable {
             segment(timestampNanos, x, seq(x), seq(!x), ACK, null, 0, 0);
         }
 
+        /** One side's FIN (FIN+ACK), which takes one sequence number: a half close as it happens. */
+        public void fin(long timestampNanos, boolean fromInitiator) throws IOException {
+            segment(timestampNanos, fromInitiator, seq(fromInitiator), seq(!fromInitiator), FIN | ACK, null, 0, 0);
+            advance(fromInitiator, 1);
+        }
+
         /** An abortive close: RST from {@code fromInitiator}'s side. */
         public void reset(long timestampNanos, boolean fromInitiator) throws IOException {
             segment(timestampNanos, fromInitiator, seq(fromInitiator), seq(!fromInitiator), RST | ACK, null, 0, 0);
@@ -168,19 +169,8 @@ public final class TcpPcapWriter implements AutoCloseable {
 
     /** Writes the file header to {@code out}, which this writer then owns and closes. */
     public TcpPcapWriter(WritableByteChannel out) throws IOException {
-        this.out = out;
-        this.stage = ByteBuffer.allocateDirect(RECORD + ETH + 40 + 20 + MAX_PAYLOAD).order(ByteOrder.LITTLE_ENDIAN);
-        this.seg = MemorySegment.ofBuffer(stage);
-        stage.clear();
-        stage.putInt(0xA1B23C4D);
-        stage.putShort((short) 2);
-        stage.putShort((short) 4);
-        stage.putInt(0);
-        stage.putInt(0);
-        stage.putInt(262144);
-        stage.putInt(PcapReader.LINKTYPE_ETHERNET);
-        stage.flip();
-        writeStage();
+        this.pcap = new PcapStage(out, ETH + 40 + 20 + MAX_PAYLOAD);
+        this.stage = pcap.buffer();
     }
 
     /** A connection over IPv4 (addresses as big-endian ints), initiator {@code a}, with the given ISNs. */
@@ -209,8 +199,8 @@ public final class TcpPcapWriter implements AutoCloseable {
         int ip = RECORD + ETH;
         int tcp = ip + 20;
         int frameLen = ETH + 20 + 20 + len;
-        record(timestampNanos, frameLen);
-        ethernet(src, dst, 0x0800);
+        pcap.record(timestampNanos, frameLen);
+        pcap.ethernet(src, dst, 0x0800);
         stage.put(ip, (byte) 0x45);
         stage.put(ip + 1, (byte) 0);
         put16(ip + 2, 40 + len);
@@ -225,7 +215,7 @@ public final class TcpPcapWriter implements AutoCloseable {
         tcpHeader(tcp, srcPort, dstPort, seq, ack, flags, buf, pos, len);
         int sum = sum16(ip + 12, 8, 0) + 6 + 20 + len;
         put16(tcp + 16, ~sum16(tcp, 20 + len, sum) & 0xffff);
-        finish(frameLen);
+        pcap.finish(frameLen);
     }
 
     /**
@@ -242,8 +232,8 @@ public final class TcpPcapWriter implements AutoCloseable {
         int ip = RECORD + ETH;
         int tcp = ip + 40;
         int frameLen = ETH + 40 + 20 + len;
-        record(timestampNanos, frameLen);
-        ethernet((int) srcLo, (int) dstLo, 0x86dd);
+        pcap.record(timestampNanos, frameLen);
+        pcap.ethernet((int) srcLo, (int) dstLo, 0x86dd);
         put32(ip, 0x60000000);
         put16(ip + 4, 20 + len);
         stage.put(ip + 6, (byte) 6);
@@ -255,17 +245,17 @@ public final class TcpPcapWriter implements AutoCloseable {
         tcpHeader(tcp, srcPort, dstPort, seq, ack, flags, buf, pos, len);
         int sum = sum16(ip + 8, 32, 0) + 6 + 20 + len;
         put16(tcp + 16, ~sum16(tcp, 20 + len, sum) & 0xffff);
-        finish(frameLen);
+        pcap.finish(frameLen);
     }
 
     /** Frames written so far. */
     public long framesWritten() {
-        return frames;
+        return pcap.frames();
     }
 
     @Override
     public void close() throws IOException {
-        out.close();
+        pcap.close();
     }
 
     private void tcpHeader(int t, int srcPort, int dstPort, int seq, int ack, int flags, ByteBuffer buf, int pos, int len) {
@@ -282,60 +272,19 @@ public final class TcpPcapWriter implements AutoCloseable {
         }
     }
 
-    private void finish(int frameLen) throws IOException {
-        stage.limit(RECORD + frameLen).position(0);
-        writeStage();
-        frames++;
-    }
-
-    private void record(long timestampNanos, int frameLen) {
-        stage.clear();
-        stage.putInt(0, (int) Math.floorDiv(timestampNanos, 1_000_000_000L));
-        stage.putInt(4, (int) Math.floorMod(timestampNanos, 1_000_000_000L));
-        stage.putInt(8, frameLen);
-        stage.putInt(12, frameLen);
-    }
-
-    private void ethernet(int srcLow, int dstLow, int etherType) {
-        put16(RECORD, 0x0200);
-        put32(RECORD + 2, dstLow);
-        put16(RECORD + 6, 0x0200);
-        put32(RECORD + 8, srcLow);
-        put16(RECORD + 12, etherType);
-    }
-
-    private void writeStage() throws IOException {
-        while (stage.hasRemaining()) {
-            out.write(stage);
-        }
-    }
-
     private void put16(int at, int v) {
-        seg.set(BE16, at, (short) v);
+        pcap.put16(at, v);
     }
 
     private void put32(int at, int v) {
-        put16(at, v >>> 16);
-        put16(at + 2, v);
+        pcap.put32(at, v);
     }
 
     private void put64(int at, long v) {
-        put32(at, (int) (v >>> 32));
-        put32(at + 4, (int) v);
+        pcap.put64(at, v);
     }
 
     private int sum16(int at, int n, int sum) {
-        long s = sum & 0xffffffffL;
-        int i = 0;
-        for (; i + 1 < n; i += 2) {
-            s += seg.get(BE16, at + i) & 0xffff;
-        }
-        if (i < n) {
-            s += (seg.get(ValueLayout.JAVA_BYTE, at + i) & 0xff) << 8;
-        }
-        while ((s >>> 16) != 0) {
-            s = (s & 0xffff) + (s >>> 16);
-        }
-        return (int) s;
+        return pcap.sum16(at, n, sum);
     }
 }

@@ -3,15 +3,14 @@ package org.jrdma.rocev2.pcap;
 import java.io.Flushable;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import org.jrdma.rocev2.wire.PacketBuffer;
+import org.jrdma.wire.internal.PcapStage;
 
 /**
  * Writes RoCE v2 packets as a classic libpcap file (nanosecond magic 0xA1B23C4D, little-endian, link type
@@ -26,20 +25,20 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * IPv6 (RFC 8200 §8.1: zero is not allowed there).
  *
  * <p>After construction nothing allocates per packet: headers and payload are assembled in one direct
- * staging buffer and written with one channel write. Not thread-safe: one writer per thread, or lock.
+ * staging buffer and written with one channel write (the file header, record framing, Ethernet header and
+ * checksum helpers are {@code PcapStage}'s, shared with {@link org.jrdma.iwarp.pcap.TcpPcapWriter}). Not
+ * thread-safe: one writer per thread, or lock.
  */
 public final class PcapWriter implements AutoCloseable, Flushable {
     /** Snap length recorded in the file header, bytes. */
-    public static final int SNAPLEN = 262144;
+    public static final int SNAPLEN = PcapStage.SNAPLEN;
     private static final int MAX_UDP_PAYLOAD = 65535 - 8;
-    private static final int RECORD = 16;
-    private static final int ETH = 14;
-    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int RECORD = PcapStage.RECORD;
+    private static final int ETH = PcapStage.ETH;
 
-    private final WritableByteChannel out;
-    private final ByteBuffer stage;
+    private final PcapStage stage;
+    private final ByteBuffer s;
     private final MemorySegment stageSeg;
-    private long frames;
 
     /**
      * Creates (or truncates) {@code path} and writes the file header.
@@ -59,19 +58,9 @@ public final class PcapWriter implements AutoCloseable, Flushable {
 
     /** Writes the file header to {@code out}, which this writer then owns and closes. */
     public PcapWriter(WritableByteChannel out) throws IOException {
-        this.out = out;
-        this.stage = ByteBuffer.allocateDirect(RECORD + ETH + 40 + 8 + MAX_UDP_PAYLOAD).order(ByteOrder.LITTLE_ENDIAN);
-        this.stageSeg = MemorySegment.ofBuffer(stage);
-        stage.clear();
-        stage.putInt(0xA1B23C4D);     // nanosecond time stamps
-        stage.putShort((short) 2);
-        stage.putShort((short) 4);
-        stage.putInt(0);              // reserved (thiszone)
-        stage.putInt(0);              // reserved (sigfigs)
-        stage.putInt(SNAPLEN);
-        stage.putInt(PcapReader.LINKTYPE_ETHERNET);
-        stage.flip();
-        writeStage();
+        this.stage = new PcapStage(out, ETH + 40 + 8 + MAX_UDP_PAYLOAD);
+        this.s = stage.buffer();
+        this.stageSeg = stage.segment();
     }
 
     /**
@@ -98,9 +87,8 @@ public final class PcapWriter implements AutoCloseable, Flushable {
         int ip = RECORD + ETH;
         int udp = ip + 20;
         int frameLen = ETH + 20 + 8 + len;
-        record(timestampNanos, frameLen);
-        ethernet(srcAddr, dstAddr, 0x0800);
-        ByteBuffer s = stage;
+        stage.record(timestampNanos, frameLen);
+        stage.ethernet(srcAddr, dstAddr, 0x0800);
         s.put(ip, (byte) 0x45);
         s.put(ip + 1, (byte) tos);
         put16(ip + 2, 20 + 8 + len);
@@ -117,9 +105,7 @@ public final class PcapWriter implements AutoCloseable, Flushable {
         put16(udp + 4, 8 + len);
         put16(udp + 6, 0);
         MemorySegment.copy(buf.seg, pos, stageSeg, udp + 8, len);
-        s.limit(RECORD + frameLen).position(0);
-        writeStage();
-        frames++;
+        stage.finish(frameLen);
     }
 
     /**
@@ -137,12 +123,12 @@ public final class PcapWriter implements AutoCloseable, Flushable {
         int ip = RECORD + ETH;
         int udp = ip + 40;
         int frameLen = ETH + 40 + 8 + len;
-        record(timestampNanos, frameLen);
-        ethernet((int) srcLo, (int) dstLo, 0x86dd);
+        stage.record(timestampNanos, frameLen);
+        stage.ethernet((int) srcLo, (int) dstLo, 0x86dd);
         put32(ip, 0x60000000 | ((trafficClass & 0xff) << 20) | (flowLabel & 0xfffff));
         put16(ip + 4, 8 + len);
-        stage.put(ip + 6, (byte) 17);
-        stage.put(ip + 7, (byte) hopLimit);
+        s.put(ip + 6, (byte) 17);
+        s.put(ip + 7, (byte) hopLimit);
         put64(ip + 8, srcHi);
         put64(ip + 16, srcLo);
         put64(ip + 24, dstHi);
@@ -159,27 +145,23 @@ public final class PcapWriter implements AutoCloseable, Flushable {
         sum = sum16(udp, 8 + len, sum);
         int c = ~fold(sum) & 0xffff;
         put16(udp + 6, c == 0 ? 0xffff : c);
-        stage.limit(RECORD + frameLen).position(0);
-        writeStage();
-        frames++;
+        stage.finish(frameLen);
     }
 
     /** Frames written so far. */
     public long framesWritten() {
-        return frames;
+        return stage.frames();
     }
 
     /** Forces written frames to the storage device when the channel is a {@link FileChannel}. */
     @Override
     public void flush() throws IOException {
-        if (out instanceof FileChannel fc) {
-            fc.force(false);
-        }
+        stage.force();
     }
 
     @Override
     public void close() throws IOException {
-        out.close();
+        stage.close();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -190,62 +172,23 @@ public final class PcapWriter implements AutoCloseable, Flushable {
         }
     }
 
-    private void record(long timestampNanos, int frameLen) {
-        long sec = Math.floorDiv(timestampNanos, 1_000_000_000L);
-        long ns = Math.floorMod(timestampNanos, 1_000_000_000L);
-        stage.clear();
-        stage.putInt(0, (int) sec);
-        stage.putInt(4, (int) ns);
-        stage.putInt(8, frameLen);
-        stage.putInt(12, frameLen);
-    }
-
-    private void ethernet(int srcLow, int dstLow, int etherType) {
-        int e = RECORD;
-        put16(e, 0x0200);
-        put32(e + 2, dstLow);
-        put16(e + 6, 0x0200);
-        put32(e + 8, srcLow);
-        put16(e + 12, etherType);
-    }
-
-    private void writeStage() throws IOException {
-        while (stage.hasRemaining()) {
-            out.write(stage);
-        }
-    }
-
     private void put16(int at, int v) {
-        stageSeg.set(BE16, at, (short) v);
+        stage.put16(at, v);
     }
 
     private void put32(int at, int v) {
-        put16(at, v >>> 16);
-        put16(at + 2, v);
+        stage.put32(at, v);
     }
 
     private void put64(int at, long v) {
-        put32(at, (int) (v >>> 32));
-        put32(at + 4, (int) v);
+        stage.put64(at, v);
     }
 
-    /** Adds the 16-bit big-endian words of stage[at, at+n) (a last odd byte padded with 0) to sum. */
     private int sum16(int at, int n, int sum) {
-        long s = sum & 0xffffffffL;
-        int i = 0;
-        for (; i + 1 < n; i += 2) {
-            s += stageSeg.get(BE16, at + i) & 0xffff;
-        }
-        if (i < n) {
-            s += (stageSeg.get(ValueLayout.JAVA_BYTE, at + i) & 0xff) << 8;
-        }
-        return fold(s);
+        return stage.sum16(at, n, sum);
     }
 
     private static int fold(long s) {
-        while ((s >>> 16) != 0) {
-            s = (s & 0xffff) + (s >>> 16);
-        }
-        return (int) s;
+        return PcapStage.fold(s);
     }
 }
