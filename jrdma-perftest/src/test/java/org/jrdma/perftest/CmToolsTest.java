@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The CM's tools jrdma to jrdma, as two JVMs on a random loopback pair (jrxe0 = .1 the server,
- * jrxe1 = .2 the client): {@code ib_write_bw -R}, {@code imm_pingpong -R} (lab-imm's sequence and
+ * jrxe1 = .2 the client): {@code ib_write_bw -R}, {@code ib_send_bw -c UD -R} and
+ * {@code ib_send_lat -c UD -R} (SIDR), {@code imm_pingpong -R} (lab-imm's sequence and
  * lines) and {@code ucmatose -c 2}. The server is ready once it printed the line that follows its
  * {@code rdma_listen}. Against Linux: {@code RxeCmToolsInteropTest} in jrdma-interop.
  */
@@ -71,6 +72,51 @@ class CmToolsTest {
         // over rdma_cm perftest prints the exchange's verb (SEND): no RKey/VAddr in the address lines
         assertTrue(c.out().stream().anyMatch(l -> l.matches(" local address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]+")),
                 c.text());
+    }
+
+    /** A result row of {@code size} bytes and {@code iterations} iterations (BW and latency tools alike). */
+    private static Pattern row(int size, int iterations) {
+        return Pattern.compile(" " + size + " +" + iterations + " +\\d+\\.\\d\\d.*");
+    }
+
+    /**
+     * {@code ib_send_bw -c UD -R}: the QPs "connect" through SIDR (port space UDP); the client sends to
+     * the QPN and Q_Key of the SIDR_REP through the address handle of its ESTABLISHED; the server
+     * receives all 5 (its own row) and reports the client's.
+     */
+    @Test
+    void sendBwUdOverTheCm() throws Exception {
+        Run[] r = pair(with("ib_send_bw", "-c", "UD", "-R", "-d", "jrxe0", "-n", "5", "-s", "1024", "-F",
+                        "--jit_warm_up", "0", "-p", "19874"), "Waiting for client to connect",
+                with("ib_send_bw", "-c", "UD", "-R", "-d", "jrxe1", "-n", "5", "-s", "1024", "-F", "--jit_warm_up", "0",
+                        "-p", "19874", "SERVER"));
+        Run s = r[0];
+        Run c = r[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        assertTrue(s.out().stream().anyMatch(l -> l.startsWith(" Connection type : UD")), s.text());
+        assertTrue(s.has(" rdma_cm QPs\t : ON"), s.text());
+        s.row(row(1024, 5));
+        c.row(row(1024, 5));
+    }
+
+    /**
+     * {@code ib_send_lat -c UD -R}: the server, which sends too, learns the client's address from the
+     * client's first datagram (SEND_WITH_IMM, immediate = the client's QPN; GRH); 5 ping-pongs.
+     */
+    @Test
+    void sendLatUdOverTheCm() throws Exception {
+        Run[] r = pair(with("ib_send_lat", "-c", "UD", "-R", "-d", "jrxe0", "-n", "5", "-s", "2", "-F",
+                        "--jit_warm_up", "0", "-p", "19875"), "Waiting for client to connect",
+                with("ib_send_lat", "-c", "UD", "-R", "-d", "jrxe1", "-n", "5", "-s", "2", "-F", "--jit_warm_up", "0",
+                        "-p", "19875", "SERVER"));
+        Run s = r[0];
+        Run c = r[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        assertTrue(s.out().stream().anyMatch(l -> l.startsWith(" Connection type : UD")), s.text());
+        s.row(row(2, 5));
+        c.row(row(2, 5));
     }
 
     @Test
