@@ -46,8 +46,9 @@ import org.jrdma.verbs.WrOpcode;
  * same as for RC (their QPNs are not used for UD). UD IDs are not disconnected at the end.
  *
  * <p>The client connects right after the first hand-shake, perhaps before the peer listens (perftest's
- * server listens only after it): a REJECTED connect is made again, with new IDs and QPs, after 100 ms,
- * at most {@value #MAX_ATTEMPTS} times ({@code rdma_cm_client_connection}). jrdma's server listens
+ * server listens only after it): a REJECTED connect (UD: an UNREACHABLE with a SIDR_REP status) is
+ * made again, with new IDs and QPs, after 100 ms, at most {@value #MAX_ATTEMPTS} times
+ * ({@code rdma_cm_client_connection}, which tries again after any failure). jrdma's server listens
  * before that hand-shake, so a client never finds it not listening.
  *
  * <p>At the end ({@link #close()}) every connection is disconnected, waiting at most
@@ -177,13 +178,14 @@ final class CmQps implements AutoCloseable {
                 return;
             }
             destroyIds(res);
-            if (failed.type() != CmEventType.REJECTED || attempt == MAX_ATTEMPTS) {
+            if (!refused(failed) || attempt == MAX_ATTEMPTS) {
                 throw new PerftestException("RDMA CM event error: Event: " + failed.type().eventStr() + "; error: "
                         + failed.status() + (attempt > 1 ? " (attempt " + attempt + " of " + MAX_ATTEMPTS + ")" : ""));
             }
-            err.printf(" rdma_cm: %s refused the connection (REJ reason %d: not listening yet?); connecting again in"
-                    + " %d ms (attempt %d of %d)%n", dst.getAddress().getHostAddress(), failed.status(), RETRY_DELAY_MS,
-                    attempt + 1, MAX_ATTEMPTS);
+            err.printf(" rdma_cm: %s refused the connection (%s %d: not listening yet?); connecting again in"
+                    + " %d ms (attempt %d of %d)%n", dst.getAddress().getHostAddress(),
+                    failed.type() == CmEventType.REJECTED ? "REJ reason" : "SIDR_REP status", failed.status(),
+                    RETRY_DELAY_MS, attempt + 1, MAX_ATTEMPTS);
             try {
                 Thread.sleep(RETRY_DELAY_MS);
             } catch (InterruptedException e) {
@@ -191,6 +193,16 @@ final class CmQps implements AutoCloseable {
                 throw new PerftestException("interrupted while connecting");
             }
         }
+    }
+
+    /**
+     * Whether the peer answered "no" (perhaps because it does not listen yet): REJECTED, or on UD an
+     * UNREACHABLE with a SIDR_REP status (1 service ID not supported, 2 rejected; an unanswered
+     * SIDR_REQ gives a negative status, -ETIMEDOUT, after the CM's own retries and is not tried again).
+     */
+    private boolean refused(CmEvent e) {
+        return e.type() == CmEventType.REJECTED
+                || (p.connection == Params.Connection.UD && e.type() == CmEventType.UNREACHABLE && e.status() > 0);
     }
 
     /** One attempt; null when every QP is connected, else the event that ended it. */
