@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       {@code captures/logs/rxe-rc-imm.g1.txt}), the client its five completions and the buffer the
  *       server advertised in the REP's private data;</li>
  *   <li>rdmacm-utils' {@code ucmatose} against {@code jrdma ucmatose}, two connections, 5 messages
- *       each way, over IPv4: both print cmatose's lines in order and {@code return status 0}.</li>
+ *       each way, over IPv4 and IPv6: both print cmatose's lines in order and {@code return status 0}.</li>
  * </ul>
  *
  * <p>Budget: the class must stay within 5 minutes. A run with the captures and their three checkers
@@ -220,16 +220,15 @@ class RxeCmToolsInteropTest {
     static final List<String> CMATOSE_CLIENT = List.of("cmatose: starting client", "cmatose: connecting",
             "receiving data transfers", "sending replies", "data transfers complete", "test complete", "return status 0");
 
-    @ParameterizedTest(name = "ucmatose -c 2 -C 5 over IPv4: jrdma {0}")
-    @CsvSource({"client", "server"})
+    @ParameterizedTest(name = "ucmatose -c 2 -C 5 over {0}: jrdma {1}")
+    @CsvSource({"IPV4, client", "IPV4, server", "IPV6, client", "IPV6, server"})
     @Timeout(value = 150)
-    void ucmatose(String jrdmaRole) throws Exception {
-        Family family = Family.IPV4;
+    void ucmatose(Family family, String jrdmaRole) throws Exception {
         int port = Ports.next();
-        String g1 = lab.get("LAB_G1_ROCE");
+        String g1 = family == Family.IPV4 ? lab.get("LAB_G1_ROCE") : "fd77::11";
         String host = family.hostAddress;
         List<String> opts = List.of("-p", Integer.toString(port), "-c", "2", "-C", "5");
-        String name = "ucmatose.ipv4.";
+        String name = "ucmatose." + family.name().toLowerCase(Locale.ROOT) + ".";
         PerftestPair.Side server;
         PerftestPair.Side client;
         if (jrdmaRole.equals("client")) {
