@@ -53,7 +53,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@link #CAPTURED}); CM captures over IPv4 and IPv6 are checked by {@code RxeRpingInteropTest}
  * too; SIDR captures by {@code RxeUdaddyInteropTest}. Measured: 280 s for the first 12 runs
  * (surefire's class time, beside other builds on the 2-core machine). With the UD -R, lab-imm IPv4 and
- * ucmatose IPv6 runs (20 in all) on 2026-12-02: 171 s for 18 runs at a load average near 15 (the 6
+ * ucmatose IPv6 runs (20 in all) on 2026-12-02: 171 s for 18 runs under the helpers' load (the 6
  * then new runs 54 s), 402 s for the 20 at a load average of 28 (the 8 added runs 167 s).
  */
 @Order(6)
