@@ -310,6 +310,37 @@ class CmLoopbackTest {
         }
     }
 
+    /**
+     * An MRA extends the active side's wait (IBTA 12.6.6, {@code cm_mra_handler}): with two tries of
+     * 2049 ms the client would give up after about 4.1 s (UNREACHABLE, as
+     * {@link #aPeerThatNeverAnswersGivesUnreachableAfterTheRetries}); the server holds the request
+     * for 6 s, its CM answers the client's retry with the MRA it owes (service timeout 24, 68.7 s),
+     * so the late accept still connects.
+     */
+    @Test
+    void anMraExtendsTheActiveSidesWaitPastItsRetries() throws Exception {
+        int port = PORTS.incrementAndGet();
+        try (EventChannel sch = EventChannel.create(); EventChannel cch = EventChannel.create()) {
+            CmId listener = listen(sch, port);
+            CmId client = resolved(cch, port);
+            qp(client, client.verbs().allocPd());
+            client.setCmTimeouts(8, 1);   // per try 2 × 2^(18-8) + 2^0 ms = 2049 ms, two tries
+            long t0 = System.nanoTime();
+            client.connect(new ConnParam());
+            CmId server = expect(sch, CmEventType.CONNECT_REQUEST).id();
+            expectNothing(cch, Duration.ofMillis(6000 - (System.nanoTime() - t0) / 1_000_000));
+            assertEquals(2, MadFabric.INSTANCE.sent(CmReq.ATTRIBUTE_ID).size(), "the REQ and its one retry");
+            assertEquals(1, MadFabric.INSTANCE.sent(CmMra.ATTRIBUTE_ID).size(), "the MRA answering the retry");
+            qp(server, server.verbs().allocPd());
+            server.accept(null);
+            expect(cch, CmEventType.ESTABLISHED);
+            expect(sch, CmEventType.ESTABLISHED);
+            client.destroy();
+            server.destroy();
+            listener.destroy();
+        }
+    }
+
     /** The CM's counter {@code cm_drop_<why>} of {@code device} (its public statistics). */
     static long drops(String device, CmCounters.Drop why) {
         return CmStatistics.of(device).orElseThrow().get("cm_drop_" + why.name().toLowerCase(java.util.Locale.ROOT));

@@ -1,11 +1,8 @@
 package org.jrdma.interop;
 
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,28 +32,36 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       4.5 resolves its rdma_cm addresses as AF_INET only: {@code rdma_client_connect} and
  *       {@code rdma_cm_get_rdma_address} set {@code ai_family = AF_INET}, so it cannot run -R over IPv6):
  *       both sides exit 0 with a result row for the size and iterations;</li>
- *   <li>the lab's {@code lab-imm} against {@code jrdma imm_pingpong -R}, over IPv6: the
+ *   <li>perftest's rdma_cm mode with UD QPs: {@code ib_send_bw -c UD -R} ({@code -s 1024}) and
+ *       {@code ib_send_lat -c UD -R} ({@code -s 2}), {@code -n 5}, over IPv4: the QPs are "connected"
+ *       by SIDR_REQ/SIDR_REP (port space UDP), the client sends to the QPN and Q_Key of the SIDR_REP,
+ *       and in the latency test the server answers to the address it took from the client's first
+ *       datagram (SEND_WITH_IMM with the client's QPN, {@code ibv_create_ah_from_wc}); both sides exit 0
+ *       with a result row;</li>
+ *   <li>the lab's {@code lab-imm} against {@code jrdma imm_pingpong -R}, over IPv4 and IPv6: the
  *       server prints lab-imm's five receive lines (opcodes, lengths, immediates, data checked:
  *       {@code captures/logs/rxe-rc-imm.g1.txt}), the client its five completions and the buffer the
  *       server advertised in the REP's private data;</li>
  *   <li>rdmacm-utils' {@code ucmatose} against {@code jrdma ucmatose}, two connections, 5 messages
- *       each way, over IPv4: both print cmatose's lines in order and {@code return status 0}.</li>
+ *       each way, over IPv4 and IPv6: both print cmatose's lines in order and {@code return status 0}.</li>
  * </ul>
- * UD with {@code -R} (SIDR) is not here: jrdma's CM has no SIDR yet.
  *
  * <p>Budget: the class must stay within 5 minutes. A run with the captures and their three checkers
  * on both captures (the bridge's and jrdma's own) and g1's counters took about 40 s here, one without
  * them about 20 s; so only {@code ib_write_bw -R}, both ways, is captured and checked (its capture
  * holds both CM connections, the SEND exchange and the WRITEs), the others are not
  * ({@link #CAPTURED}); CM captures over IPv4 and IPv6 are checked by {@code RxeRpingInteropTest}
- * too. lab-imm runs over IPv6 only (IPv4 proven by the perftest runs). Measured: 280 s for the 12
- * runs (surefire's class time, beside other builds on the 2-core machine; the captured
- * {@code ib_write_bw -R} runs 54 and 37 s, the others 9 to 33 s).
+ * too; SIDR captures by {@code RxeUdaddyInteropTest}. Measured: 280 s for the first 12 runs
+ * (surefire's class time, beside other builds on the 2-core machine). With the UD -R, lab-imm IPv4 and
+ * ucmatose IPv6 runs (20 in all) on 2026-12-02: 171 s for 18 runs under the helpers' load (the 6
+ * then new runs 54 s), 402 s for the 20 at a load average of 28 (the 8 added runs 167 s).
  */
 @Order(6)
 class RxeCmToolsInteropTest {
     static final int ITERATIONS = 5;
     static final List<String> PERFTEST = List.of("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat");
+    /** The tools run with {@code -c UD -R} (UD QPs "connected" through SIDR). */
+    static final List<String> PERFTEST_UD = List.of("ib_send_bw", "ib_send_lat");
     /** A process' limit on either side. */
     static final Duration LIMIT = Duration.ofSeconds(75);
 
@@ -88,48 +93,9 @@ class RxeCmToolsInteropTest {
         assumeTrue(missing == null, missing);
     }
 
-    // ---------------------------------------------------------------- where a side listens
-
-    /** A Linux rdma_cm server listens once its cm_id in LISTEN on the port shows in {@code rdma resource show cm_id}. */
-    private static PerftestPair.Where linuxCmListener(String g) {
-        return new PerftestPair.Where() {
-            @Override
-            public String name() {
-                return g;
-            }
-
-            @Override
-            public boolean listening(int port) throws IOException, InterruptedException {
-                Path out = Files.createTempFile("lab-cmid", ".txt");
-                try {
-                    return Bounded.run(lab.exec(10, g, "rdma resource show cm_id | grep LISTEN | grep -q ':" + port + "'"),
-                            Map.of(), out, Duration.ofSeconds(25)) == 0;
-                } finally {
-                    Files.deleteIfExists(out);
-                }
-            }
-        };
-    }
-
     /** A jrdma server listens once its output holds {@code marker} (printed right after rdma_listen). */
-    private static PerftestPair.Where jrdmaCmListener(Path output, String marker) {
-        return new PerftestPair.Where() {
-            @Override
-            public String name() {
-                return "host";
-            }
-
-            @Override
-            public boolean listening(int port) throws IOException {
-                return Files.exists(output) && Files.readString(output).contains(marker);
-            }
-        };
-    }
-
-    private static Path serverOutput(String name) throws IOException {
-        Path p = PerftestPair.outputDir().resolve(name + ".server-host.txt");
-        Files.deleteIfExists(p);
-        return p;
+    private static PerftestPair.Where jrdmaCmListener(String name, String marker) throws IOException {
+        return CmPair.jrdmaListener(CmPair.serverOutput(name), marker);
     }
 
     /** {@code timeout -k 5 LIMIT bin/jrdma ARGS} in the namespace. */
@@ -150,30 +116,40 @@ class RxeCmToolsInteropTest {
         List<Arguments> a = new ArrayList<>();
         for (String tool : PERFTEST) {
             for (String role : List.of("client", "server")) {
-                a.add(Arguments.of(tool, role));
+                a.add(Arguments.of(tool, "RC", role));
+            }
+        }
+        for (String tool : PERFTEST_UD) {
+            for (String role : List.of("client", "server")) {
+                a.add(Arguments.of(tool, "UD", role));
             }
         }
         return a.stream();
     }
 
-    @ParameterizedTest(name = "{0} -R -n " + ITERATIONS + " over IPv4: jrdma {1}")
+    @ParameterizedTest(name = "{0} -c {1} -R -n " + ITERATIONS + " over IPv4: jrdma {2}")
     @MethodSource("perftestRuns")
     @Timeout(value = 150)
-    void perftestRdmaCm(String tool, String jrdmaRole) throws Exception {
+    void perftestRdmaCm(String tool, String connection, String jrdmaRole) throws Exception {
         Family family = Family.IPV4;
         int port = Ports.next();
-        int size = tool.endsWith("_lat") ? 2 : 8192;
-        List<String> args = List.of("-R", "-F", "-s", Integer.toString(size), "-n", Integer.toString(ITERATIONS),
-                "-p", Integer.toString(port));
+        boolean ud = connection.equals("UD");
+        // UD: one datagram per message, at most the path MTU (1024 between rxe0 and jrxe0 on the bridge)
+        int size = tool.endsWith("_lat") ? 2 : ud ? 1024 : 8192;
+        List<String> args = new ArrayList<>(List.of("-R", "-F", "-s", Integer.toString(size), "-n",
+                Integer.toString(ITERATIONS), "-p", Integer.toString(port)));
+        if (ud) {
+            args.addAll(0, List.of("-c", "UD"));
+        }
         boolean jrdmaClient = jrdmaRole.equals("client");
         Tools.RxePair pair = Tools.withRxeOnG1(lab, family, tool, args, jrdmaClient);
-        String name = tool + "-R-s" + size + ".ipv4." + pair.roles();
+        String name = tool + (ud ? "-c-UD" : "") + "-R-s" + size + ".ipv4." + pair.roles();
         PerftestPair.Side server;
         if (jrdmaClient) {
-            server = new PerftestPair.Side(linuxCmListener("g1"), pair.server().command(), pair.server().env(),
+            server = new PerftestPair.Side(CmPair.linuxListener(lab, "g1"), pair.server().command(), pair.server().env(),
                     pair.server().limit());
         } else {
-            server = new PerftestPair.Side(jrdmaCmListener(serverOutput(name), "Waiting for client to connect"),
+            server = new PerftestPair.Side(jrdmaCmListener(name, "Waiting for client to connect"),
                     pair.server().command(), pair.server().env(), pair.server().limit());
         }
         PerftestPair.Result r = run(name, port, server, pair.client(), tool.equals(CAPTURED));
@@ -200,7 +176,7 @@ class RxeCmToolsInteropTest {
     static final Pattern RECEIVED = Pattern.compile("client: \\S+, server buffer addr=(0x[0-9a-f]+) rkey=(0x[0-9a-f]+)");
 
     @ParameterizedTest(name = "lab-imm over {0}: jrdma imm_pingpong -R {1}")
-    @CsvSource({"IPV6, client", "IPV6, server"})
+    @CsvSource({"IPV4, client", "IPV4, server", "IPV6, client", "IPV6, server"})
     @Timeout(value = 150)
     void labImm(Family family, String jrdmaRole) throws Exception {
         String g1 = family == Family.IPV4 ? lab.get("LAB_G1_ROCE") : "fd77::11";
@@ -210,18 +186,17 @@ class RxeCmToolsInteropTest {
         PerftestPair.Side client;
         if (jrdmaRole.equals("client")) {
             name += "rxe-g1-server.jrdma-client";
-            server = linux(linuxCmListener("g1"), "lab-imm -s " + g1);
+            server = linux(CmPair.linuxListener(lab, "g1"), "lab-imm -s " + g1);
             client = new PerftestPair.Side(Tools.host(lab), jrdma(List.of("imm_pingpong", "-R", "-d", Tools.JRDMA_DEVICE, g1)),
                     family.env(), LIMIT);
         } else {
             name += "jrdma-server.rxe-g1-client";
-            server = new PerftestPair.Side(jrdmaCmListener(serverOutput(name), "listening on"),
+            server = new PerftestPair.Side(jrdmaCmListener(name, "listening on"),
                     jrdma(List.of("imm_pingpong", "-R", "-v", "-d", Tools.JRDMA_DEVICE)), family.env(), LIMIT);
             client = linux(Tools.guest(lab, "g1"), "lab-imm -c " + host);
         }
         PerftestPair.Result r = run(name, 7471, server, client, false);
-        List<String> problems = new ArrayList<>();
-        common(problems, r, server, client);
+        List<String> problems = CmPair.problems(r, server, client);
         List<String> so = lines(r.serverOut(), "recv: ");
         if (!so.equals(IMM_RECV)) {
             problems.add("server's receive lines " + so + ", expected lab-imm's " + IMM_RECV);
@@ -235,7 +210,7 @@ class RxeCmToolsInteropTest {
         if (adv == null || !adv.equals(got)) {
             problems.add("the client's buffer (" + got + ") is not the one the server advertised (" + adv + ")");
         }
-        report(name, problems, r, server, client);
+        CmPair.report(name, problems, r, server, client);
     }
 
     // ---------------------------------------------------------------- ucmatose
@@ -246,21 +221,20 @@ class RxeCmToolsInteropTest {
     static final List<String> CMATOSE_CLIENT = List.of("cmatose: starting client", "cmatose: connecting",
             "receiving data transfers", "sending replies", "data transfers complete", "test complete", "return status 0");
 
-    @ParameterizedTest(name = "ucmatose -c 2 -C 5 over IPv4: jrdma {0}")
-    @CsvSource({"client", "server"})
+    @ParameterizedTest(name = "ucmatose -c 2 -C 5 over {0}: jrdma {1}")
+    @CsvSource({"IPV4, client", "IPV4, server", "IPV6, client", "IPV6, server"})
     @Timeout(value = 150)
-    void ucmatose(String jrdmaRole) throws Exception {
-        Family family = Family.IPV4;
+    void ucmatose(Family family, String jrdmaRole) throws Exception {
         int port = Ports.next();
-        String g1 = lab.get("LAB_G1_ROCE");
+        String g1 = family == Family.IPV4 ? lab.get("LAB_G1_ROCE") : "fd77::11";
         String host = family.hostAddress;
         List<String> opts = List.of("-p", Integer.toString(port), "-c", "2", "-C", "5");
-        String name = "ucmatose.ipv4.";
+        String name = "ucmatose." + family.name().toLowerCase(Locale.ROOT) + ".";
         PerftestPair.Side server;
         PerftestPair.Side client;
         if (jrdmaRole.equals("client")) {
             name += "rxe-g1-server.jrdma-client";
-            server = linux(linuxCmListener("g1"), "ucmatose -b " + g1 + " " + String.join(" ", opts));
+            server = linux(CmPair.linuxListener(lab, "g1"), "ucmatose -b " + g1 + " " + String.join(" ", opts));
             List<String> a = new ArrayList<>(List.of("ucmatose", "-s", g1, "-b", host));
             a.addAll(opts);
             client = new PerftestPair.Side(Tools.host(lab), jrdma(a), family.env(), LIMIT);
@@ -268,13 +242,12 @@ class RxeCmToolsInteropTest {
             name += "jrdma-server.rxe-g1-client";
             List<String> a = new ArrayList<>(List.of("ucmatose", "-d", "-b", host));
             a.addAll(opts);
-            server = new PerftestPair.Side(jrdmaCmListener(serverOutput(name), "cmatose: listening on"), jrdma(a),
+            server = new PerftestPair.Side(jrdmaCmListener(name, "cmatose: listening on"), jrdma(a),
                     family.env(), LIMIT);
             client = linux(Tools.guest(lab, "g1"), "ucmatose -s " + host + " " + String.join(" ", opts));
         }
         PerftestPair.Result r = run(name, port, server, client, false);
-        List<String> problems = new ArrayList<>();
-        common(problems, r, server, client);
+        List<String> problems = CmPair.problems(r, server, client);
         List<String> so = r.serverOut().stream().map(String::strip).filter(CMATOSE_SERVER::contains).toList();
         if (!so.equals(CMATOSE_SERVER)) {
             problems.add("server printed " + so + ", expected cmatose's " + CMATOSE_SERVER);
@@ -283,26 +256,10 @@ class RxeCmToolsInteropTest {
         if (!co.equals(CMATOSE_CLIENT)) {
             problems.add("client printed " + co + ", expected cmatose's " + CMATOSE_CLIENT);
         }
-        report(name, problems, r, server, client);
+        CmPair.report(name, problems, r, server, client);
     }
 
     // ---------------------------------------------------------------- checks
-
-    private static void common(List<String> problems, PerftestPair.Result r, PerftestPair.Side server,
-            PerftestPair.Side client) {
-        if (!r.serverReady()) {
-            problems.add("the server (" + server.where().name() + ") never listened");
-        }
-        if (r.serverRc() != 0) {
-            problems.add("server (" + server.where().name() + "): exit code " + r.serverRc());
-        }
-        if (r.clientRc() != 0) {
-            problems.add("client (" + client.where().name() + "): exit code " + r.clientRc());
-        }
-        for (Captures.Check c : r.captures()) {
-            problems.addAll(c.problems());
-        }
-    }
 
     private static List<String> lines(List<String> out, String prefix) {
         return out.stream().map(String::strip).filter(l -> l.startsWith(prefix)).toList();
@@ -316,23 +273,5 @@ class RxeCmToolsInteropTest {
             }
         }
         return null;
-    }
-
-    private static void report(String name, List<String> problems, PerftestPair.Result r, PerftestPair.Side server,
-            PerftestPair.Side client) {
-        System.out.println("interop: " + name + ": " + (problems.isEmpty() ? "ok" : "FAILED"));
-        if (!problems.isEmpty()) {
-            fail(name + ":\n  " + String.join("\n  ", problems) + "\n---- server: " + String.join(" ", server.command())
-                    + "\n" + tail(r.serverOut()) + "\n---- client: " + String.join(" ", client.command()) + "\n"
-                    + tail(r.clientOut()) + "\n----");
-        }
-    }
-
-    private static String tail(List<String> out) {
-        List<String> l = new ArrayList<>();
-        for (String s : out.subList(Math.max(0, out.size() - 20), out.size())) {
-            l.add(s.length() > 140 ? s.substring(0, 140) + "..." : s);
-        }
-        return String.join("\n", l);
     }
 }

@@ -1,11 +1,7 @@
 package org.jrdma.interop;
 
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,42 +50,6 @@ class RxeUdaddyInteropTest {
     static final List<String> SERVER_LINES = List.of("udaddy: starting server", "receiving data transfers",
             "sending replies", "data transfers complete", "test complete", "return status 0");
 
-    /** A Linux udaddy server listens once its cm_id in LISTEN (ps UDP) shows in {@code rdma resource show cm_id}. */
-    private static PerftestPair.Where linuxUdaddyServer(String g) {
-        return new PerftestPair.Where() {
-            @Override
-            public String name() {
-                return g;
-            }
-
-            @Override
-            public boolean listening(int port) throws IOException, InterruptedException {
-                Path out = Files.createTempFile("lab-cmid", ".txt");
-                try {
-                    return Bounded.run(lab.exec(10, g, "rdma resource show cm_id | grep LISTEN | grep 'ps UDP' | grep -q ':"
-                            + port + "'"), Map.of(), out, Duration.ofSeconds(25)) == 0;
-                } finally {
-                    Files.deleteIfExists(out);
-                }
-            }
-        };
-    }
-
-    /** A jrdma udaddy server listens once it printed "rdma_listen" ({@code --debug}, a jrdma extension). */
-    private static PerftestPair.Where jrdmaUdaddyServer(Path output) {
-        return new PerftestPair.Where() {
-            @Override
-            public String name() {
-                return "host";
-            }
-
-            @Override
-            public boolean listening(int port) throws IOException {
-                return Files.exists(output) && Files.readString(output).contains("rdma_listen");
-            }
-        };
-    }
-
     @ParameterizedTest(name = "udaddy over {0}: jrdma {1}")
     @CsvSource({"IPV4, client", "IPV4, server", "IPV6, client", "IPV6, server"})
     @Timeout(value = 150)
@@ -103,43 +63,29 @@ class RxeUdaddyInteropTest {
         PerftestPair.Side client;
         if (jrdmaRole.equals("client")) {
             jrdma.addAll(List.of("-s", g1, "-b", host));
-            server = new PerftestPair.Side(linuxUdaddyServer("g1"), lab.exec(90, "g1", "udaddy -b " + g1), Map.of(),
-                    Duration.ofSeconds(100));
+            // a Linux udaddy server listens once its cm_id in LISTEN (ps UDP) shows
+            server = new PerftestPair.Side(CmPair.linuxListener(lab, "g1", "UDP"), lab.exec(90, "g1", "udaddy -b " + g1),
+                    Map.of(), Duration.ofSeconds(100));
             client = new PerftestPair.Side(Tools.host(lab), lab.inNamespace(jrdma), family.env(), Duration.ofSeconds(100));
             name += "rxe-g1-server.jrdma-client";
         } else {
             name += "jrdma-server.rxe-g1-client";
             jrdma.addAll(List.of("-b", host, "--debug"));
-            Path serverOut = PerftestPair.outputDir().resolve(name + ".server-host.txt");
-            Files.deleteIfExists(serverOut);
-            server = new PerftestPair.Side(jrdmaUdaddyServer(serverOut), lab.inNamespace(jrdma), family.env(),
-                    Duration.ofSeconds(100));
+            // a jrdma udaddy server listens once it printed "rdma_listen" (--debug, a jrdma extension)
+            server = new PerftestPair.Side(CmPair.jrdmaListener(CmPair.serverOutput(name), "rdma_listen"),
+                    lab.inNamespace(jrdma), family.env(), Duration.ofSeconds(100));
             client = new PerftestPair.Side(Tools.guest(lab, "g1"), lab.exec(90, "g1", "udaddy -s " + host + " -b " + g1),
                     Map.of(), Duration.ofSeconds(100));
         }
         PerftestPair.Result r = PerftestPair.run(name, PORT, server, client, lab, "g1");
-        List<String> problems = new ArrayList<>();
-        check(problems, "server (" + server.where().name() + ")", r.serverRc(), r.serverOut(), SERVER_LINES);
-        check(problems, "client (" + client.where().name() + ")", r.clientRc(), r.clientOut(), CLIENT_LINES);
-        if (!r.serverReady()) {
-            problems.add("the server never listened");
-        }
-        for (Captures.Check c : r.captures()) {
-            problems.addAll(c.problems());
-        }
-        System.out.println("interop: " + name + ": " + (problems.isEmpty() ? "ok" : "FAILED"));
-        if (!problems.isEmpty()) {
-            fail(name + ":\n  " + String.join("\n  ", problems) + "\n---- server: " + String.join(" ", server.command())
-                    + "\n" + String.join("\n", r.serverOut()) + "\n---- client: " + String.join(" ", client.command())
-                    + "\n" + String.join("\n", r.clientOut()) + "\n----");
-        }
+        List<String> problems = CmPair.problems(r, server, client);
+        check(problems, "server (" + server.where().name() + ")", r.serverOut(), SERVER_LINES);
+        check(problems, "client (" + client.where().name() + ")", r.clientOut(), CLIENT_LINES);
+        CmPair.report(name, problems, r, server, client);
     }
 
-    /** Exit 0 and udaddy.c's lines in order (the jrdma server's "rdma_listen" aside). */
-    private static void check(List<String> problems, String who, int rc, List<String> output, List<String> expected) {
-        if (rc != 0) {
-            problems.add(who + ": exit code " + rc);
-        }
+    /** udaddy.c's lines in order (the jrdma server's "rdma_listen" aside). */
+    private static void check(List<String> problems, String who, List<String> output, List<String> expected) {
         List<String> out = new ArrayList<>(output);
         out.remove("rdma_listen");
         out.removeIf(String::isBlank);

@@ -284,11 +284,6 @@ public final class PerftestCommand implements Callable<Integer> {
             if (p.connection == Params.Connection.UC) {
                 throw bad("UC is not supported in librdmacm (-R)");
             }
-            if (p.connection == Params.Connection.UD) {
-                // perftest connects UD QPs through SIDR (RDMA_PS_UDP), which org.jrdma.cm does not offer yet
-                throw bad("UD with -R needs rdma_cm's SIDR (port space UDP), which jrdma's CM does not offer yet"
-                        + " (EOPNOTSUPP)");
-            }
             p.rdmaCm = true;
         }
         p.commRdmaCmOnly = commRdmaCm && !rdmaCm;

@@ -43,6 +43,13 @@ final class Resources implements AutoCloseable {
     /** The receiving side's SRQ with {@code --use-srq}, else null. */
     SharedReceiveQueue srq;
     AddressHandle[] ah;
+    /**
+     * UD with {@code -R}: the peer QP's QPN and Q_Key of each QP as the CM made them known
+     * ({@code cma_node.remote_qpn}, {@code remote_qkey}; {@link CmQps}), else unused (the QPN comes from
+     * the hand-shake, the Q_Key is {@link Params#DEF_QKEY}).
+     */
+    int[] remoteQpn;
+    int[] remoteQkey;
     /** Bytes of the whole buffer. */
     long buffSize;
     /** Bytes of one QP's half (send part or receive part). */
@@ -108,6 +115,8 @@ final class Resources implements AutoCloseable {
             }
             qp = new QueuePair[p.numQps];
             ah = new AddressHandle[p.numQps];
+            remoteQpn = new int[p.numQps];
+            remoteQkey = new int[p.numQps];
             if (!p.rdmaCm) {
                 for (int i = 0; i < p.numQps; i++) {
                     qp[i] = pd.createQp(qpInitAttr());
@@ -236,6 +245,13 @@ final class Resources implements AutoCloseable {
     public void close() {
         try {
             if (p.commRdmaCm()) {
+                if (ah != null) {
+                    for (AddressHandle a : ah) {
+                        if (a != null) {
+                            a.close();
+                        }
+                    }
+                }
                 if (qp != null) {
                     for (QueuePair q : qp) {
                         if (q != null) {

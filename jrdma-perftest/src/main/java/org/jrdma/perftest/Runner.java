@@ -101,7 +101,10 @@ final class Runner {
                     case ATOMIC -> w.atomic(ra, remDests[q].rkey(),
                             p.atomicType == Params.AtomicType.FETCH_AND_ADD ? 1 : 0, 0);
                     case SEND -> {
-                        if (p.connection == Params.Connection.UD) {
+                        if (p.connection == Params.Connection.UD && p.rdmaCm) {
+                            // ctx_set_send_wqes with work_rdma_cm: the CM's QPN and Q_Key, not the hand-shake's
+                            w.ud(r.ah[q], r.remoteQpn[q], r.remoteQkey[q]);
+                        } else if (p.connection == Params.Connection.UD) {
                             w.ud(r.ah[q], remDests[q].qpn(), Params.DEF_QKEY);
                         }
                     }

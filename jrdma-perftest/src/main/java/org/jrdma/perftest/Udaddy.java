@@ -3,11 +3,9 @@ package org.jrdma.perftest;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,9 +19,7 @@ import org.jrdma.cm.PortSpace;
 import org.jrdma.cm.UdParam;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.AddressHandle;
-import org.jrdma.verbs.AhAttr;
 import org.jrdma.verbs.CompletionQueue;
-import org.jrdma.verbs.Gid;
 import org.jrdma.verbs.MemoryRegion;
 import org.jrdma.verbs.ProtectionDomain;
 import org.jrdma.verbs.QpAttr;
@@ -492,41 +488,16 @@ public final class Udaddy implements Callable<Integer> {
     }
 
     /**
-     * {@code create_reply_ah}: the reply address from the first datagram ({@code ibv_create_ah_from_wc}:
-     * the GRH area's source address, as rxe writes it, IPv4 in its last 20 bytes), the peer's QPN from
-     * the immediate, the Q_Key from our own QP (both sides have {@code RDMA_UDP_QKEY}).
+     * {@code create_reply_ah}: the reply address from the first datagram ({@code ibv_create_ah_from_wc},
+     * {@link AhFromWc}: the GRH area's source address, as rxe writes it, IPv4 in its last 20 bytes),
+     * the peer's QPN from the immediate, the Q_Key from our own QP (both sides have {@code RDMA_UDP_QKEY}).
      */
     private void createReplyAh(Node n, WorkCompletion wc) {
-        n.ah = n.pd.createAh(replyAhAttr(n.mem, n.id.portNum()));
+        n.ah = n.pd.createAh(AhFromWc.of(n.id.verbs(), n.id.portNum(), wc, n.mem));
         n.remoteQpn = wc.immData();
         QpAttr attr = new QpAttr();
         n.id.qp().query(attr, QpAttrMask.QKEY);
         n.remoteQkey = attr.qkey();
-    }
-
-    /** {@code ibv_init_ah_from_wc} for RoCE v2: the source of the packet whose GRH area is at {@code grh[0, 40)}. */
-    static AhAttr replyAhAttr(MemorySegment grh, int port) {
-        AhAttr a = new AhAttr().isGlobal(true).dlid(0).sl(0).portNum(port);
-        int v4 = grh.get(ValueLayout.JAVA_BYTE, 20) & 0xff;
-        Gid sgid;
-        int tclass;
-        int flowLabel = 0;
-        if ((v4 >> 4) == 4 && (grh.get(ValueLayout.JAVA_BYTE, 0) & 0xf0) != 0x60) {
-            byte[] ip = grh.asSlice(32, 4).toArray(ValueLayout.JAVA_BYTE);
-            try {
-                sgid = Gid.of(InetAddress.getByAddress(ip));
-            } catch (UnknownHostException e) {
-                throw new AssertionError(e);
-            }
-            tclass = grh.get(ValueLayout.JAVA_BYTE, 21) & 0xff;
-        } else {
-            int w0 = grh.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
-            tclass = (w0 >>> 20) & 0xff;
-            flowLabel = w0 & 0xfffff;
-            sgid = Gid.of(grh.asSlice(8, 16).toArray(ValueLayout.JAVA_BYTE));
-        }
-        a.grh().dgid(sgid).sgidIndex(0).flowLabel(flowLabel).hopLimit(0xff).trafficClass(tclass);
-        return a;
     }
 
     /** {@code poll_cqs}: {@code -C} completions of each connected node; the first makes a missing reply address. */

@@ -11,10 +11,14 @@ import java.util.regex.Pattern;
 import org.jrdma.perftest.TwoJvm.Proc;
 import org.jrdma.perftest.TwoJvm.Run;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The CM's tools jrdma to jrdma, as two JVMs on a random loopback pair (jrxe0 = .1 the server,
- * jrxe1 = .2 the client): {@code ib_write_bw -R}, {@code imm_pingpong -R} (lab-imm's sequence and
+ * jrxe1 = .2 the client): {@code ib_write_bw -R}, {@code -R} on ib_read_lat, ib_send_lat, ib_atomic_bw
+ * and ib_atomic_lat, {@code ib_send_bw -c UD -R} and
+ * {@code ib_send_lat -c UD -R} (SIDR), {@code imm_pingpong -R} (lab-imm's sequence and
  * lines) and {@code ucmatose -c 2}. The server is ready once it printed the line that follows its
  * {@code rdma_listen}. Against Linux: {@code RxeCmToolsInteropTest} in jrdma-interop.
  */
@@ -71,6 +75,77 @@ class CmToolsTest {
         // over rdma_cm perftest prints the exchange's verb (SEND): no RKey/VAddr in the address lines
         assertTrue(c.out().stream().anyMatch(l -> l.matches(" local address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]+")),
                 c.text());
+    }
+
+    /** A result row of {@code size} bytes and {@code iterations} iterations (BW and latency tools alike). */
+    private static Pattern row(int size, int iterations) {
+        return Pattern.compile(" " + size + " +" + iterations + " +\\d+\\.\\d\\d.*");
+    }
+
+    /**
+     * {@code ib_send_bw -c UD -R}: the QPs "connect" through SIDR (port space UDP); the client sends to
+     * the QPN and Q_Key of the SIDR_REP through the address handle of its ESTABLISHED; the server
+     * receives all 5 (its own row) and reports the client's.
+     */
+    @Test
+    void sendBwUdOverTheCm() throws Exception {
+        Run[] r = pair(with("ib_send_bw", "-c", "UD", "-R", "-d", "jrxe0", "-n", "5", "-s", "1024", "-F",
+                        "--jit_warm_up", "0", "-p", "19874"), "Waiting for client to connect",
+                with("ib_send_bw", "-c", "UD", "-R", "-d", "jrxe1", "-n", "5", "-s", "1024", "-F", "--jit_warm_up", "0",
+                        "-p", "19874", "SERVER"));
+        Run s = r[0];
+        Run c = r[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        assertTrue(s.out().stream().anyMatch(l -> l.startsWith(" Connection type : UD")), s.text());
+        assertTrue(s.has(" rdma_cm QPs\t : ON"), s.text());
+        s.row(row(1024, 5));
+        c.row(row(1024, 5));
+    }
+
+    /**
+     * {@code ib_send_lat -c UD -R}: the server, which sends too, learns the client's address from the
+     * client's first datagram (SEND_WITH_IMM, immediate = the client's QPN; GRH); 5 ping-pongs.
+     */
+    @Test
+    void sendLatUdOverTheCm() throws Exception {
+        Run[] r = pair(with("ib_send_lat", "-c", "UD", "-R", "-d", "jrxe0", "-n", "5", "-s", "2", "-F",
+                        "--jit_warm_up", "0", "-p", "19875"), "Waiting for client to connect",
+                with("ib_send_lat", "-c", "UD", "-R", "-d", "jrxe1", "-n", "5", "-s", "2", "-F", "--jit_warm_up", "0",
+                        "-p", "19875", "SERVER"));
+        Run s = r[0];
+        Run c = r[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        assertTrue(s.out().stream().anyMatch(l -> l.startsWith(" Connection type : UD")), s.text());
+        s.row(row(2, 5));
+        c.row(row(2, 5));
+    }
+
+    /**
+     * {@code -R} on the tools the lab's runs do not cover (RxeCmToolsInteropTest runs ib_write_bw,
+     * ib_read_bw, ib_send_bw, ib_write_lat): RC QPs connected by the CM, 5 iterations; the client
+     * prints its row (the latency tools of READ and atomics measure on the client only; the server
+     * of ib_send_lat prints its own too).
+     */
+    @ParameterizedTest(name = "{0} -R")
+    @ValueSource(strings = {"ib_read_lat", "ib_send_lat", "ib_atomic_bw", "ib_atomic_lat"})
+    void theOtherToolsOverTheCm(String tool) throws Exception {
+        int port = 19876 + List.of("ib_read_lat", "ib_send_lat", "ib_atomic_bw", "ib_atomic_lat").indexOf(tool);
+        int size = tool.startsWith("ib_atomic") ? 8 : 2;
+        Run[] r = pair(with(tool, "-R", "-d", "jrxe0", "-n", "5", "-s", Integer.toString(size), "-F", "--jit_warm_up",
+                        "0", "-p", Integer.toString(port)), "Waiting for client to connect",
+                with(tool, "-R", "-d", "jrxe1", "-n", "5", "-s", Integer.toString(size), "-F", "--jit_warm_up", "0", "-p",
+                        Integer.toString(port), "SERVER"));
+        Run s = r[0];
+        Run c = r[1];
+        assertEquals(0, c.exit(), c.text());
+        assertEquals(0, s.exit(), s.text());
+        assertTrue(s.has(" rdma_cm QPs\t : ON"), s.text());
+        c.row(row(size, 5));
+        if (tool.equals("ib_send_lat")) {
+            s.row(row(size, 5));
+        }
     }
 
     @Test

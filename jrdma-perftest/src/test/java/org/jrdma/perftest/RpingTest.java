@@ -83,6 +83,33 @@ class RpingTest {
         assertTrue(!c.err().contains("data mismatch!"), c.text());
     }
 
+    /** {@code -P}: a persistent server serves one client after the other (rping.c's rping_run_persistent_server) and stays. */
+    @Test
+    void aPersistentServerServesTwoClientsInTurn() throws Exception {
+        String[] ip = TwoJvm.addresses();
+        String devices = "jrxe0=" + ip[0] + ",jrxe1=" + ip[1];
+        int port = 20000 + (int) (System.nanoTime() % 20000);
+        TwoJvm.Proc server = new TwoJvm.Proc(TwoJvm.java("org.jrdma.perftest.Jrdma",
+                List.of("rping", "-s", "-P", "-d", "-a", ip[0], "-p", Integer.toString(port))), devices);
+        try {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!server.lines().contains("rdma_listen") && server.process.isAlive() && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            for (int client = 0; client < 2; client++) {
+                TwoJvm.Proc c = new TwoJvm.Proc(TwoJvm.java("org.jrdma.perftest.Jrdma", List.of("rping", "-c", "-a", ip[0],
+                        "-I", ip[1], "-p", Integer.toString(port), "-C", "3", "-S", "64", "-v", "-V")), devices);
+                TwoJvm.Run cr = c.finish(System.nanoTime() + TimeUnit.SECONDS.toNanos(TwoJvm.LIMIT_SECONDS));
+                assertEquals(0, cr.exit(), "client " + client + ": " + cr.text());
+                assertEquals(List.of("ping data: " + expected(0, 64), "ping data: " + expected(1, 64),
+                        "ping data: " + expected(2, 64)), cr.out(), "client " + client);
+            }
+            assertTrue(server.process.isAlive(), "the persistent server is still there");
+        } finally {
+            server.process.destroyForcibly();
+        }
+    }
+
     @Test
     void aSizeOutsideRpingsRangeIsRefusedAsRpingDoes() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
