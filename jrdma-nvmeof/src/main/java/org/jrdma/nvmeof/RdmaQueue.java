@@ -533,6 +533,12 @@ final class RdmaQueue implements AutoCloseable {
                         outstanding--;
                         fs.add(s.future);
                         s.future = null;
+                        if (s.keyed && s.mw != null && !s.invalidated) {
+                            // the window may still be bound: freeing it revokes the controller's access at once
+                            // and lets the caller deregister the buffer
+                            s.mw.close();
+                            s.mw = null;
+                        }
                     }
                 }
             }
