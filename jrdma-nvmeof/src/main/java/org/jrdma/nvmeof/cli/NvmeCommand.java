@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.jrdma.nvmeof.IoBuffer;
@@ -34,9 +35,9 @@ import picocli.CommandLine.Option;
  * Exit status 0, or 1 with nvme-cli's style of message on standard error.
  */
 @Command(name = "nvme", mixinStandardHelpOptions = true,
-        description = "NVMe over Fabrics (RDMA) host: discover, id-ctrl, id-ns, read, write (nvme-cli's shape).",
+        description = "NVMe over Fabrics (RDMA) host: discover, id-ctrl, id-ns, read, write (nvme-cli's shape), bench.",
         subcommands = {NvmeCommand.Discover.class, NvmeCommand.IdCtrl.class, NvmeCommand.IdNs.class,
-            NvmeCommand.Read.class, NvmeCommand.Write.class})
+            NvmeCommand.Read.class, NvmeCommand.Write.class, NvmeCommand.BenchCommand.class})
 public final class NvmeCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -47,7 +48,7 @@ public final class NvmeCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: discover, id-ctrl, id-ns, read, write");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: discover, id-ctrl, id-ns, read, write, bench");
     }
 
     /** The {@code nvme} command line, for a launcher to add as a subcommand. */
@@ -343,6 +344,71 @@ public final class NvmeCommand implements Runnable {
         @Override
         boolean write() {
             return true;
+        }
+    }
+
+    @Command(name = "bench", mixinStandardHelpOptions = true,
+            description = "Block I/O on all I/O queues: IOPS, MiB/s and latency percentiles (fio-like). "
+                    + "--rw verify writes a per-block pattern at distinct offsets, reads it back and compares.")
+    static final class BenchCommand extends Base {
+        @Mixin
+        Subsystem sub;
+
+        @Option(names = "--rw", paramLabel = "MODE", defaultValue = "randread",
+                description = "read, write, randread, randwrite, verify (random writes then reads, compared), seqverify")
+        String rw;
+
+        @Option(names = "--bs", paramLabel = "BYTES", defaultValue = "4096", description = "I/O size (a multiple of the block size)")
+        int bs;
+
+        @Option(names = "--iodepth", paramLabel = "N", defaultValue = "16", description = "I/Os outstanding")
+        int iodepth;
+
+        @Option(names = "--ios", paramLabel = "N", defaultValue = "1000", description = "I/Os per pass")
+        int ios;
+
+        @Option(names = "--seed", paramLabel = "N", defaultValue = "17", description = "seed of the offsets and the pattern")
+        long seed;
+
+        @Override
+        String nqn() {
+            return sub.nqn;
+        }
+
+        @Override
+        int run(NvmeConnectOptions o) throws IOException {
+            try (NvmeController c = NvmeController.connect(o)) {
+                NvmeNamespace ns = c.namespace(sub.nsid);
+                if (bs <= 0 || bs % ns.blockSize() != 0) {
+                    throw new IllegalArgumentException("--bs " + bs + " is not a multiple of the block size " + ns.blockSize());
+                }
+                boolean random = rw.startsWith("rand") || rw.equals("verify");
+                long[] lba = Bench.offsets(ns, bs, ios, random, seed);
+                List<Bench.Result> passes = new java.util.ArrayList<>();
+                switch (rw) {
+                    case "read", "randread" -> passes.add(Bench.run(c, ns, false, lba, bs, iodepth, false, seed));
+                    case "write", "randwrite" -> passes.add(Bench.run(c, ns, true, lba, bs, iodepth, false, seed));
+                    case "verify", "seqverify" -> {
+                        passes.add(Bench.run(c, ns, true, lba, bs, iodepth, true, seed));
+                        ns.flushSync();
+                        passes.add(Bench.run(c, ns, false, lba, bs, iodepth, true, seed));
+                    }
+                    default -> throw new IllegalArgumentException("--rw " + rw + ": read, write, randread, randwrite, verify, seqverify");
+                }
+                for (Bench.Result r : passes) {
+                    Bench.print(out(), r, bs, iodepth, c.ioQueueCount());
+                }
+                if (rw.endsWith("verify")) {
+                    long bad = passes.get(1).mismatches();
+                    out().printf("verify: %d I/Os of %d bytes written, flushed and read back: %d mismatches%n", ios, bs, bad);
+                    return bad == 0 ? 0 : 1;
+                }
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new NvmeException("bench: " + e, e);
+            }
+            return 0;
         }
     }
 }
