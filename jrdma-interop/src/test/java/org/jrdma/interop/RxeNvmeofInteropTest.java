@@ -21,12 +21,14 @@ import org.junit.jupiter.api.Timeout;
  * jrdma's NVMe/RDMA host ({@code jrdma nvme}, issue 17) against Linux's kernel NVMe-oF target
  * ({@code nvmet}, {@code nvmet-rdma}) in g1 over rxe0, RoCE v2 over IPv4: the lab's
  * {@code nvmet-target up 10.77.0.11} exports a RAM disk as {@code nqn.2026-01.org.jrdma:lab} on port
- * 4420. Each {@code jrdma nvme} run connects the admin queue and 2 I/O queues through the CM with
+ * 4420. Each {@code jrdma nvme} run but discover's (admin queue only) connects the admin queue and 2 I/O queues through the CM with
  * NVMe/RDMA private data, enables the controller, identifies it and its namespaces, and shuts it
- * down and disconnects at its end. The test: the discovery log lists the subsystem; id-ctrl prints
- * Linux's controller (model "Linux", the NQN, keyed SGLs in SGLS); a 4 KiB write of random bytes at
- * block 8 (the target RDMA READs them through the command's memory window and answers with Send
- * with Invalidate), read back (the target RDMA WRITEs them) and compared. The target is removed in a
+ * down and disconnects at its end. The test: the discovery log lists the subsystem, line for line as
+ * Linux's {@code nvme discover} in g2 prints it; id-ctrl prints Linux's controller (model "Linux",
+ * the NQN); a 4 KiB write of random bytes at block 8 (the target RDMA READs them through the
+ * command's memory window and answers with Send with Invalidate), read back (the target RDMA WRITEs
+ * them) and compared; {@code jrdma nvme bench --rw verify}: 1,000 4 KiB writes at distinct random
+ * offsets over 2 I/O queues (16 outstanding), a flush, the 1,000 reads compared. The target is removed in a
  * finally. Budget: 2 minutes for the class. Skipped while {@code bin/jrdma} has no {@code nvme}.
  */
 @Order(9)
@@ -52,9 +54,10 @@ class RxeNvmeofInteropTest {
                 Tools.Family.IPV4.hostAddress));
         cmd.addAll(args);
         Path out = PerftestPair.outputDir().resolve("nvmeof." + name + ".txt");
+        long t0 = System.nanoTime();
         int rc = Bounded.run(lab.inNamespace(cmd), Tools.Family.IPV4.env(), out, Duration.ofSeconds(60));
         String o = Files.readString(out);
-        System.out.println("interop: jrdma nvme " + sub + " (" + name + "): rc " + rc);
+        System.out.printf("interop: jrdma nvme %s (%s): rc %d, %.1f s%n", sub, name, rc, (System.nanoTime() - t0) / 1e9);
         return new Run(rc, o);
     }
 
@@ -71,6 +74,14 @@ class RxeNvmeofInteropTest {
             assertTrue(d.output().contains("traddr:  " + g1), d.output());
             assertTrue(d.output().contains("trsvcid: 4420"), d.output());
             assertTrue(d.output().contains("trtype:  rdma"), d.output());
+            // Linux's nvme-cli in g2 prints the same discovery log, line for line
+            Path linux = PerftestPair.outputDir().resolve("nvmeof.linux-discover.txt");
+            long t0 = System.nanoTime();
+            int lrc = Bounded.run(lab.exec(40, "g2", "nvme discover -t rdma -a " + g1 + " -s 4420"), java.util.Map.of(),
+                    linux, Duration.ofSeconds(50));
+            System.out.printf("interop: g2 nvme discover: rc %d, %.1f s%n", lrc, (System.nanoTime() - t0) / 1e9);
+            assertEquals(0, lrc, Files.readString(linux));
+            assertEquals(discoveryLines(Files.readString(linux)), discoveryLines(d.output()));
 
             Run id = jrdma("id-ctrl", "id-ctrl", List.of("-n", NQN, "-i", "2"));
             assertEquals(0, id.rc(), id.output());
@@ -91,9 +102,26 @@ class RxeNvmeofInteropTest {
             assertEquals(0, rd.rc(), rd.output());
             assertTrue(rd.output().contains("read: Success"), rd.output());
             assertArrayEquals(data, Files.readAllBytes(r), "the 4 KiB read back from blocks 8..15 differ from those written");
+
+            // 1,000 random 4 KiB writes at distinct offsets over 2 I/O queues, flush, read back and compare
+            Run b = jrdma("bench-verify", "bench", List.of("-n", NQN, "-i", "2", "--rw", "verify", "--bs", "4096",
+                    "--iodepth", "16", "--ios", "1000"));
+            assertEquals(0, b.rc(), b.output());
+            assertTrue(b.output().contains("queues=2"), b.output());
+            assertTrue(b.output().contains("verify: 1000 I/Os of 4096 bytes written, flushed and read back: 0 mismatches"), b.output());
         } finally {
             lab.run(60, "g1", "nvmet-target down");
         }
+    }
+
+    /** The discovery log's lines from "Discovery Log Number of Records" on (the rest is each tool's own). */
+    private static List<String> discoveryLines(String out) {
+        List<String> l = out.lines().map(String::stripTrailing).toList();
+        int from = 0;
+        while (from < l.size() && !l.get(from).startsWith("Discovery Log Number of Records")) {
+            from++;
+        }
+        return l.subList(from, l.size()).stream().filter(x -> !x.isEmpty() && !x.startsWith("interop")).toList();
     }
 
     private static List<String> concat(List<String> a, String... b) {
