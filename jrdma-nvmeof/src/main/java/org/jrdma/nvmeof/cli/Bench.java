@@ -42,13 +42,14 @@ final class Bench {
     private Bench() {
     }
 
-    static long[] offsets(NvmeNamespace ns, int bs, int ios, boolean random, long seed) {
-        long slots = ns.blockCount() * ns.blockSize() / bs;
+    /** The starting LBAs of {@code ios} distinct {@code bs}-byte slots of a namespace of {@code blockCount} blocks of {@code blockSize}. */
+    static long[] offsets(long blockCount, int blockSize, int bs, int ios, boolean random, long seed) {
+        long slots = blockCount * blockSize / bs;
         if (ios > slots) {
             throw new IllegalArgumentException(ios + " I/Os of " + bs + " bytes do not fit the namespace's " + slots + " slots");
         }
         long[] lba = new long[ios];
-        int per = bs / ns.blockSize();
+        int per = bs / blockSize;
         if (random) {
             // a partial Fisher-Yates over the slot indexes: distinct, seeded
             java.util.HashMap<Long, Long> swapped = new java.util.HashMap<>();

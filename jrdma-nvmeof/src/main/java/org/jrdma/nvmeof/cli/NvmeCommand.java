@@ -383,7 +383,7 @@ public final class NvmeCommand implements Runnable {
                     throw new IllegalArgumentException("--bs " + bs + " is not a multiple of the block size " + ns.blockSize());
                 }
                 boolean random = rw.startsWith("rand") || rw.equals("verify");
-                long[] lba = Bench.offsets(ns, bs, ios, random, seed);
+                long[] lba = Bench.offsets(ns.blockCount(), ns.blockSize(), bs, ios, random, seed);
                 List<Bench.Result> passes = new java.util.ArrayList<>();
                 switch (rw) {
                     case "read", "randread" -> passes.add(Bench.run(c, ns, false, lba, bs, iodepth, false, seed));
