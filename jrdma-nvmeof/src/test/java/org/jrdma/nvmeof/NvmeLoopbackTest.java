@@ -102,6 +102,20 @@ class NvmeLoopbackTest {
     }
 
     @Test
+    void keepAliveEveryHalfKato() throws Exception {
+        try (NvmeController c = NvmeController.connect(options().ioQueues(1).keepAliveTimeoutMs(400))) {
+            assertEquals(400, c.keepAliveTimeoutMs());
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (target.keepAlives.get() < 3 && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            assertTrue(target.keepAlives.get() >= 3, "keep alives: " + target.keepAlives.get());
+            assertEquals(null, c.keepAliveFailure());
+            assertEquals("0:" + TestTarget.NQN + ":65535:400", target.connects.getFirst(), "KATO in the admin Connect");
+        }
+    }
+
+    @Test
     void concurrentWritesThenReadsOnTwoQueuesAreVerified() throws Exception {
         Random rnd = new Random(17);
         int ios = 64;

@@ -81,6 +81,8 @@ final class TestTarget implements AutoCloseable {
     volatile int cc;
     final List<String> connects = new CopyOnWriteArrayList<>();
     final List<RdmaCmRequest> requests = new CopyOnWriteArrayList<>();
+    /** Keep Alive commands received. */
+    final java.util.concurrent.atomic.AtomicInteger keepAlives = new java.util.concurrent.atomic.AtomicInteger();
 
     TestTarget(InetSocketAddress address) {
         listener = CmId.create(ch, null, PortSpace.TCP);
@@ -233,6 +235,10 @@ final class TestTarget implements AutoCloseable {
                         respond(slot, cid, g, 0, 0);
                     }
                     case Opcodes.ADMIN_SET_FEATURES -> respond(slot, cid, g, s.cdw(11) & 0xffffffffL, 0);
+                    case Opcodes.ADMIN_KEEP_ALIVE -> {
+                        keepAlives.incrementAndGet();
+                        respond(slot, cid, g, 0, 0);
+                    }
                     default -> respond(slot, cid, g, 0, 0);
                 }
                 return;
