@@ -28,8 +28,6 @@ public record RdmaCmReject(int recfmt, int status) {
     public static final int INVALID_IRD = 0x07;
     /** ORD not supported. */
     public static final int INVALID_ORD = 0x08;
-    /** CNTLID invalid. */
-    public static final int INVALID_CNTLID = 0x09;
 
     public byte[] encode() {
         byte[] b = new byte[SIZE];
@@ -59,7 +57,6 @@ public record RdmaCmReject(int recfmt, int status) {
             case NO_RSC -> "resource not found";
             case INVALID_IRD -> "invalid IRD";
             case INVALID_ORD -> "Invalid ORD";
-            case INVALID_CNTLID -> "invalid controller ID";
             default -> "unrecognized reason " + sts;
         };
     }
