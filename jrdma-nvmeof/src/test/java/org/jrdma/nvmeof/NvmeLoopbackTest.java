@@ -203,7 +203,7 @@ class NvmeLoopbackTest {
 
     @Test
     void aCommandWithoutResponseTimesOut() throws Exception {
-        try (NvmeController c = NvmeController.connect(options().ioQueues(1).commandTimeout(Duration.ofSeconds(1)));
+        try (NvmeController c = NvmeController.connect(options().ioQueues(1).commandTimeout(Duration.ofSeconds(3)));
                 IoBuffer b = c.allocBuffer(4096)) {
             target.misbehave = TestTarget.Misbehave.SILENT;
             Throwable t = failure(c.namespace(1).read(0, 8, b, 0));
