@@ -14,6 +14,8 @@ module org.jrdma.perftest {
     requires org.jrdma.wire;
     requires org.jrdma.fabric;
     requires org.jrdma.cm;
+    // issue 17: jrdma nvme
+    requires org.jrdma.nvmeof;
     requires info.picocli;
     requires HdrHistogram;
     requires org.knowm.xchart;

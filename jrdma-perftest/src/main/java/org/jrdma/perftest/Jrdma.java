@@ -57,6 +57,8 @@ public final class Jrdma implements Runnable {
         pcap.setUnmatchedOptionsArePositionalParams(true); // --port, -h ... go to PcapCheck as they are
         cl.addSubcommand("pcap-check", pcap);
         cl.addSubcommand("fabric", org.jrdma.fabric.cli.FabricCommand.commandLine());
+        // issue 17: the NVMe over Fabrics host (org.jrdma.nvmeof): jrdma nvme discover|id-ctrl|id-ns|read|write
+        cl.addSubcommand("nvme", org.jrdma.nvmeof.cli.NvmeCommand.commandLine());
         return Tools.configure(cl, out, err);
     }
 
