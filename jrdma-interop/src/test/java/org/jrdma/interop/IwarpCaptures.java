@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * <li>tshark 4.0's iWARP dissectors ({@code iwarp_mpa}, {@code iwarp_ddp_rdmap}, found by their TCP
  * heuristic: tshark 4.0 offers no {@code -d tcp.port==N,iwarp_mpa} for them): no malformed
  * frame, no expert warning or error, except TCP's own sequence analysis (group Sequence:
- * retransmissions, segments not captured) on the runs with loss on purpose; each run's port has
+ * retransmissions, segments not captured) on the runs with loss on purpose, and TCP resets (an ID
+ * destroyed while connected is aborted with a RST, by siw as by jrdma; counted in the summary); each run's port has
  * DDP/RDMAP frames. Wireshark's RPC-over-RDMA heuristic is disabled (it misfires on perftest's
  * SEND payloads, as in {@link Captures}).</li>
  * </ol>
@@ -35,9 +36,14 @@ final class IwarpCaptures {
     /** Wireshark's expert severities and the Sequence group (epan/proto.h). */
     private static final long PI_WARN = 0x00600000L;
     private static final long PI_SEQUENCE = 0x02000000L;
+    /** TCP's expert note on a reset: how iw_cm/siw (and jrdma) abort a connection whose ID is destroyed. */
+    private static final String RST = "Connection reset (RST)";
 
-    /** What a run is, for the checks: its name, and whether loss was applied during it. */
-    record Run(String name, boolean lossy) {
+    /**
+     * What a run is, for the checks: its name, whether loss was applied during it, and whether jrdma
+     * asked for MPA CRC (then every stream of the run must carry right CRCs; else none may).
+     */
+    record Run(String name, boolean lossy, boolean crc) {
     }
 
     /** roce.py's view of one run's streams. */
@@ -67,8 +73,8 @@ final class IwarpCaptures {
     }
 
     /** Notes that the run on TCP {@code port} is in the capture. */
-    synchronized void add(int port, String name, boolean lossy) {
-        runs.put(port, new Run(name, lossy));
+    synchronized void add(int port, String name, boolean lossy, boolean crc) {
+        runs.put(port, new Run(name, lossy, crc));
     }
 
     synchronized Map<Integer, Run> runs() {
@@ -82,9 +88,27 @@ final class IwarpCaptures {
     }
 
     /** The result of the three checks, and roce.py's per-run stream figures. */
-    record Result(List<Captures.Check> checks, Map<Integer, Streams> byPort) {
+    record Result(List<Captures.Check> checks, Map<Integer, Streams> byPort, Map<Integer, Run> runs) {
+        /** Every checker's problems, and each run whose CRC use (roce.py's figures) is not what it asked for. */
         List<String> problems() {
-            return checks.stream().flatMap(c -> c.problems().stream()).toList();
+            List<String> p = new ArrayList<>(checks.stream().flatMap(c -> c.problems().stream()).toList());
+            for (Map.Entry<Integer, Run> e : runs.entrySet()) {
+                Streams s = byPort.get(e.getKey());
+                if (s == null) {
+                    continue; // reported by roce.py's check
+                }
+                if (e.getValue().crc() && (s.crcNegotiated() != s.streams() || s.crcOk() == 0 || s.crcBad() != 0)) {
+                    p.add(e.getValue().name() + ": MPA CRC asked for, but not in use on every stream or not all right: " + s);
+                }
+                if (!e.getValue().crc() && s.crcNegotiated() != 0) {
+                    p.add(e.getValue().name() + ": MPA CRC in use though nobody asked for it: " + s);
+                }
+            }
+            return p;
+        }
+
+        String summary() {
+            return checks.stream().map(Captures.Check::summary).reduce((a, b) -> a + "; " + b).orElse("");
         }
     }
 
@@ -97,7 +121,7 @@ final class IwarpCaptures {
             var own = pool.submit(() -> Captures.pcapCheck(pcap));
             var ws = pool.submit(this::tshark);
             List<Captures.Check> checks = List.of(mpa.get(), own.get(), ws.get());
-            return new Result(checks, byPort);
+            return new Result(checks, byPort, runs());
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
@@ -194,6 +218,7 @@ final class IwarpCaptures {
         long frames = 0;
         long mpa = 0;
         long sequence = 0;
+        long resets = 0;
         String firstBad = null;
         for (String l : lines) {
             String[] f = l.split("\t", -1);
@@ -228,6 +253,10 @@ final class IwarpCaptures {
                     sequence++;
                     continue;
                 }
+                if (msgs[i].equals(RST)) {
+                    resets++;
+                    continue;
+                }
                 why.add(msgs[i]);
             }
             for (String w : why) {
@@ -246,7 +275,8 @@ final class IwarpCaptures {
         }
         String summary = "tshark: " + frames + " TCP frames with payload, " + mpa + " dissected as MPA, "
                 + bad.values().stream().mapToInt(Integer::intValue).sum() + " with errors"
-                + (sequence > 0 ? " (" + sequence + " TCP sequence warnings in the runs with netem loss, expected)" : "");
+                + (sequence > 0 ? " (" + sequence + " TCP sequence warnings in the runs with netem loss, expected)" : "")
+                + (resets > 0 ? " (" + resets + " TCP resets: an ID destroyed while connected aborts, as siw)" : "");
         if (rc != 0) {
             problems.add("tshark exited " + rc + ": " + String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size())));
         } else if (!bad.isEmpty()) {
