@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       side (it enables CRC on a reply with C). Linux asking for CRC (the lab's CRC image,
  *       {@code RDMA_LAB_SIW_CRC=1 lab setup --force}) is not run here: CI runs the default image.</li>
  * </ul>
- * Every run is in one capture of the bridge's TCP traffic, checked at the end
+ * The class (4 runs and the capture check) took 121.0 s on 2026-12-02. Every run is in one capture of the bridge's TCP traffic, checked at the end
  * ({@link IwarpCaptures}: roce.py mpa, pcap-check, tshark's iWARP dissectors; CRCs right on the CRC runs,
  * zero on the others).
  */
