@@ -194,8 +194,16 @@ final class Lab {
      * process to stop it (SIGTERM: dumpcap finishes the file).
      */
     Bounded startCapture(Path file, Path log) throws IOException, InterruptedException {
+        return startCapture(file, log, "udp port 4791");
+    }
+
+    /**
+     * As {@link #startCapture(Path, Path)}, with the capture filter {@code bpf} (e.g. {@code tcp} for
+     * iWARP's TCP streams).
+     */
+    Bounded startCapture(Path file, Path log, String bpf) throws IOException, InterruptedException {
         Files.deleteIfExists(file);
-        Bounded cap = Bounded.start(inNamespace(List.of("dumpcap", "-q", "-i", "br0", "-P", "-f", "udp port 4791",
+        Bounded cap = Bounded.start(inNamespace(List.of("dumpcap", "-q", "-i", "br0", "-P", "-f", bpf,
                 "-w", file.toAbsolutePath().toString())), Map.of(), log);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (cap.alive() && System.nanoTime() < deadline && (!Files.exists(file) || Files.size(file) < 24)) {

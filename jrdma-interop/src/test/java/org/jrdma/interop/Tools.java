@@ -237,4 +237,57 @@ final class Tools {
         }
         return c.get(p + 1);
     }
+
+    // ---------------------------------------------------------------- iWARP (issue 12)
+
+    /** Lab guest side of iWARP: siw0 on the guests' eth1 (10.77.1.1N, fd77:1::1N). */
+    static final String SIW_DEVICE = "siw0";
+    /** jrdma on the host: the iWARP device on the lab bridge's siw-side address. */
+    static final String JSIW_DEVICE = "jsiw0";
+
+    /**
+     * The environment of a jrdma process on the host's iWARP address {@code hostAddress}
+     * ({@code JRDMA_DEVICES=jsiw0=ADDR}, no build); {@code mpaCrc} adds
+     * {@code -Djrdma.iwarp.mpaCrcRequired=true} (jrdma asks for MPA CRC32c in its request and reply,
+     * as siw built with {@code mpa_crc_required}).
+     */
+    static Map<String, String> siwEnv(String hostAddress, boolean mpaCrc) {
+        Map<String, String> e = new HashMap<>();
+        e.put("JRDMA_DEVICES", JSIW_DEVICE + "=" + hostAddress);
+        e.put("JRDMA_BUILD", "never");
+        if (mpaCrc) {
+            e.put("JRDMA_JAVA_OPTS", "-Djrdma.iwarp.mpaCrcRequired=true");
+        }
+        return Map.copyOf(e);
+    }
+
+    /** A perftest run between jrdma's jsiw0 on the host and Linux siw0 on g1: its two sides and its roles. */
+    record SiwPair(PerftestPair.Side server, PerftestPair.Side client, String roles) {
+    }
+
+    /**
+     * perftest {@code TOOL ARGS} over iWARP between Linux siw0 on g1 and {@code jrdma TOOL -d jsiw0}
+     * on the host ({@code jrdmaClient}: jrdma connects to g1's {@code LAB_G1_IW}; else g1 connects to
+     * {@code LAB_HOST_IW}). Linux: {@code TOOL -d siw0 ARGS [SERVER]} under {@code lab exec -t};
+     * jrdma: {@code timeout -k 5 LIMIT bin/jrdma TOOL -d jsiw0 ARGS [SERVER]} in the namespace with
+     * {@code env} ({@link #siwEnv}). Each side's process limit is {@code limit}.
+     */
+    static SiwPair withSiwOnG1(Lab lab, String tool, List<String> args, boolean jrdmaClient, Map<String, String> env,
+            Duration limit) {
+        List<String> linux = new ArrayList<>(List.of(tool, "-d", SIW_DEVICE));
+        linux.addAll(args);
+        List<String> jrdma = new ArrayList<>(List.of("timeout", "-k", "5", Long.toString(limit.toSeconds()),
+                root().resolve("bin/jrdma").toString(), tool, "-d", JSIW_DEVICE));
+        jrdma.addAll(args);
+        if (jrdmaClient) {
+            jrdma.add(lab.get("LAB_G1_IW"));
+        } else {
+            linux.add(lab.get("LAB_HOST_IW"));
+        }
+        PerftestPair.Side g1 = new PerftestPair.Side(guest(lab, "g1"),
+                lab.exec((int) limit.toSeconds(), "g1", String.join(" ", linux)), Map.of(), limit.plusSeconds(15));
+        PerftestPair.Side host = new PerftestPair.Side(host(lab), lab.inNamespace(jrdma), env, limit.plusSeconds(10));
+        return jrdmaClient ? new SiwPair(g1, host, "siw-g1-server.jrdma-jsiw0-client")
+                : new SiwPair(host, g1, "jrdma-jsiw0-server.siw-g1-client");
+    }
 }

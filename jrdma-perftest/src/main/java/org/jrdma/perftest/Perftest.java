@@ -40,6 +40,8 @@ public final class Perftest {
     private Plot plot;
     /** The test's connections through the CM ({@code -R}), else null. */
     private CmQps cmQps;
+    /** perftest's receive credits of ib_send_bw on iWARP ({@code send_rcredit}), else null. */
+    private SendCredits credits;
 
     public Perftest(Params p, PrintStream stdout) {
         this.p = p;
@@ -157,6 +159,9 @@ public final class Perftest {
                 link.close();
             }
             stats.close();
+            if (credits != null) {
+                credits.close();
+            }
             res.close();
         }
     }
@@ -519,12 +524,20 @@ public final class Perftest {
 
     /** {@code send_bw.c}. */
     private void sendBw() {
+        if (SendCredits.needed(p, res.ctx)) {
+            credits = new SendCredits(p, res); // ctx_alloc_credit: advertised instead of the data buffer
+            my = credits.advertise(my);
+        }
         handShakeAll();
+        if (credits != null) {
+            credits.setWqes(rem);
+        }
         connectQps();
         comm.handShake(my[0]);
         printLocal();
         handShakePrintRemote();
         Runner run = new Runner(p, res);
+        run.credits(credits);
         run.armEvents();
         if (p.full()) {
             out.out(Printer.bwHeader(p.reportGbits));

@@ -41,6 +41,8 @@ final class Runner {
     private long[] remAddr;
     private long[] rxBufferAddr;
     private Dest[] rem;
+    /** perftest's receive credits ({@link SendCredits}: ib_send_bw on iWARP), else null. */
+    private SendCredits credits;
 
     long[] tposted = new long[1];
     long[] tcompleted = new long[1];
@@ -59,6 +61,11 @@ final class Runner {
     }
 
     // ---------------------------------------------------------------- setup
+
+    /** Uses perftest's receive credits in the SEND BW loops (set after {@link SendCredits#setWqes}). */
+    void credits(SendCredits c) {
+        this.credits = c;
+    }
 
     /** {@code ctx_set_send_wqes} for the current {@code p.size}. */
     void setSendWqes(Dest[] remDests) {
@@ -344,9 +351,14 @@ final class Runner {
         }
         int idleRounds = 0;
         while (totscnt < totIters || totccnt < totIters || (p.duration && state != State.END)) {
+            boolean noCredit = false;
             for (int q = 0; q < numQps; q++) {
                 SendWr w = wr[q * p.postList];
                 while ((scnt[q] < iters || p.duration) && scnt[q] - ccnt[q] + p.postList <= p.txDepth) {
+                    if (credits != null && credits.windowFull(q, scnt[q])) {
+                        noCredit = true;
+                        break;
+                    }
                     if (p.postList == 1 && scnt[q] % p.cqMod == 0 && p.cqMod > 1
                             && !(scnt[q] == iters - 1 && !p.duration)) {
                         w.sendFlags(w.sendFlags() & ~SendFlags.SIGNALED);
@@ -377,7 +389,7 @@ final class Runner {
             }
             if (totccnt < totIters || (p.duration && totccnt < totscnt)) {
                 int ne = r.sendCq.poll(wc, POLL_BATCH);
-                if (ne == 0 && scnt[0] - ccnt[0] + p.postList > p.txDepth) {
+                if (ne == 0 && (noCredit || scnt[0] - ccnt[0] + p.postList > p.txDepth)) {
                     // the queue is full: wait for a completion (an event, or let the I/O thread have the core)
                     if (p.useEvent) {
                         awaitEvent();
@@ -420,6 +432,7 @@ final class Runner {
         long rcnt = 0;
         long[] posted = new long[numQps];
         long[] unused = new long[numQps];
+        long[] rcntQp = new long[numQps];
         for (int q = 0; q < numQps; q++) {
             posted[q] = rxPerQp();
         }
@@ -469,6 +482,10 @@ final class Runner {
                             rsge[id].addr(next(rsge[id].addr(), step, posted[id], rxBufferAddr[id]));
                         }
                     }
+                    rcntQp[id]++;
+                    if (credits != null) {
+                        credits.received(id, rcntQp[id]);
+                    }
                 }
             } else if ((!p.duration || firstRx) && System.nanoTime() - lastProgress > ALIVE_NANOS) {
                 throw new PerftestException("did not get a message for 60 seconds: received " + rcnt
@@ -480,6 +497,9 @@ final class Runner {
         }
         if (!p.duration) {
             tcompleted[0] = System.nanoTime();
+        }
+        if (credits != null) {
+            credits.drain();
         }
     }
 
@@ -515,6 +535,9 @@ final class Runner {
             for (int q = 0; q < numQps; q++) {
                 SendWr w = wr[q * p.postList];
                 while (scnt[q] - ccnt[q] + p.postList <= p.txDepth) {
+                    if (credits != null && credits.windowFull(q, scnt[q])) {
+                        break;
+                    }
                     if (p.postList == 1 && p.cqMod > 1) {
                         w.sendFlags(scnt[q] % p.cqMod == p.cqMod - 1 ? w.sendFlags() | SendFlags.SIGNALED
                                 : w.sendFlags() & ~SendFlags.SIGNALED);
@@ -545,13 +568,19 @@ final class Runner {
 
     /** {@code run_iter_bw_infinitely_server}: receives forever, re-posting every receive. */
     void runIterBwInfinitelyServer() {
+        long[] rcntQp = new long[p.numQps];
         while (true) {
             int ne = r.recvCq.poll(wc, POLL_BATCH);
             for (int i = 0; i < ne; i++) {
                 if (wc[i].status() != WcStatus.SUCCESS) {
                     throw completionError("server", wc[i], 0, 0);
                 }
-                postRecv((int) wc[i].wrId());
+                int id = (int) wc[i].wrId();
+                postRecv(id);
+                rcntQp[id]++;
+                if (credits != null && r.srq == null) {
+                    credits.received(id, rcntQp[id]);
+                }
             }
             if (ne == 0) {
                 Thread.yield();
