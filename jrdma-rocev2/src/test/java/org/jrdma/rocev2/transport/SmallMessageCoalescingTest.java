@@ -21,12 +21,13 @@ import org.jrdma.verbs.*;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, small messages: WRITEs posted one by one while an earlier one is unacknowledged leave
+ * Issue 14, trains. Small messages: WRITEs posted one by one while an earlier one is unacknowledged leave
  * as one train (Nagle's rule, {@link Requester#run(boolean)}), each packet a valid RoCE v2 packet
  * with its own PSN in order; a lone WRITE leaves at once. The peer's socket takes UDP_GRO, so a
  * GSO train arrives as one buffer of equal segments; without coalescing each post's packet would
  * be a train of its own and arrive alone. The train leaves when the posting thread polls its empty
- * CQ (the hold's time limit, {@code jrdma.coalesceMicros}, is set far beyond the test).
+ * CQ (the hold's time limit, {@code jrdma.coalesceMicros}, is set far beyond the test). READ
+ * responses leave in trains as well.
  */
 class SmallMessageCoalescingTest {
     private static final int PEER_QPN = 0x77;
@@ -89,6 +90,70 @@ class SmallMessageCoalescingTest {
                 assertEquals(k, wc[0].wrId());
                 assertEquals(WcStatus.SUCCESS, wc[0].status(), wc[0].toString());
             }
+        }
+    }
+
+    /**
+     * READ responses leave in trains too: a READ of 6 × 1024 bytes (path MTU 1024) is answered with
+     * First, 4 × Middle, Last in PSN order, each with its own ICRC (the peer's receive checks them),
+     * in fewer datagrams than packets (GSO needs equal segments: First and Last carry an AETH, so
+     * First + Middle, the other Middles, Last).
+     */
+    @Test
+    void readResponsesLeaveInTrains() {
+        int r = ThreadLocalRandom.current().nextInt(1, 250);
+        String dev = "cr" + r;
+        System.setProperty("jrdma.devices", dev + "=127.99." + r + ".1");
+        UdpSocket.Options gro = new UdpSocket.Options().gro(true);
+        try (Context c = Verbs.getDevice(dev).open(); Arena arena = Arena.ofShared();
+             ScriptedPeer peer = new ScriptedPeer("127.99." + r + ".2", PEER_QPN, gro)) {
+            assumeTrue(peer.socket.supportsGso() && peer.socket.groEnabled(), "the kernel has no UDP GSO / GRO");
+            ProtectionDomain pd = c.allocPd();
+            CompletionQueue cq = c.createCq(16, null);
+            QpInitAttr ia = new QpInitAttr().sendCq(cq).recvCq(cq).qpType(QpType.RC);
+            ia.cap().maxSendWr(16).maxRecvWr(16);
+            QueuePair qp = pd.createQp(ia);
+            peer.talkTo("127.99." + r + ".1", qp.qpNum());
+            connect(qp, peer, 1000);
+            int len = 6 * 1024;
+            MemorySegment m = arena.allocate(len);
+            for (int i = 0; i < len; i++) {
+                m.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+            }
+            MemoryRegion mr = pd.regMr(m, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+            peer.readRequest(1, m.address(), mr.rkey(), len);
+            MemorySegment rx = arena.allocate(65536);
+            SockAddr from = new SockAddr();
+            Icrc icrc = new Icrc();
+            int peerIp = java.nio.ByteBuffer.wrap(java.net.InetAddress.ofLiteral("127.99." + r + ".2").getAddress()).getInt();
+            int jrdmaIp = java.nio.ByteBuffer.wrap(java.net.InetAddress.ofLiteral("127.99." + r + ".1").getAddress()).getInt();
+            org.jrdma.rocev2.wire.PacketBuffer one = org.jrdma.rocev2.wire.PacketBuffer.allocate(RxeQp.MAX_PACKET);
+            int packets = 0, datagrams = 0;
+            long placed = 0;
+            while (packets < 6) {
+                int n = receive(peer, rx, from);
+                datagrams++;
+                int seg = peer.socket.receivedSegmentSize();
+                for (int at = 0; at < n; at += seg, packets++) {
+                    int plen = Math.min(seg, n - at);
+                    Bth b = new Bth().wrap(rx, at);
+                    int want = packets == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST
+                            : packets == 5 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+                    assertEquals(want, b.opcode(), "opcode of response " + packets);
+                    assertEquals(1 + packets, b.psn(), "PSN of response " + packets);
+                    int hdr = Opcode.headerLength(b.opcode());
+                    assertEquals(hdr + 1024 + Icrc.LENGTH, plen, "length of response " + packets);
+                    assertArrayEquals(m.asSlice(placed, 1024).toArray(ValueLayout.JAVA_BYTE),
+                            rx.asSlice(at + hdr, 1024).toArray(ValueLayout.JAVA_BYTE), "data of response " + packets);
+                    MemorySegment.copy(rx, at, one.seg, 0, plen);
+                    int body = plen - Icrc.LENGTH;
+                    int id = icrc.solveIpv4Id(jrdmaIp, peerIp, 0x4000, from.port(), 4791, one, 0, body, Icrc.read(one, body));
+                    assertTrue(id >= 0, "response " + packets + ": its ICRC matches no IPv4 Identification");
+                    placed += 1024;
+                }
+            }
+            assertEquals(6, packets);
+            assertTrue(datagrams < packets, "the responses came in " + datagrams + " datagrams for " + packets + " packets");
         }
     }
 
