@@ -57,6 +57,8 @@ public final class Jrdma implements Runnable {
         pcap.setUnmatchedOptionsArePositionalParams(true); // --port, -h ... go to PcapCheck as they are
         cl.addSubcommand("pcap-check", pcap);
         cl.addSubcommand("fabric", org.jrdma.fabric.cli.FabricCommand.commandLine());
+        // issue 14: the chart of bench/qp-sweep
+        cl.addSubcommand("plot-qp-sweep", new QpSweepPlot(err));
         return Tools.configure(cl, out, err);
     }
 
