@@ -119,18 +119,12 @@ class SiwRpingInteropTest {
         }
         capture.add(port, name, false, mpaCrc);
         PerftestPair.Result r = PerftestPair.run(name, port, server, client);
-        List<String> problems = new ArrayList<>();
-        if (!r.serverReady()) {
-            problems.add("the server (" + server.where().name() + ") never listened");
-        }
-        check(problems, "server (" + server.where().name() + ")", r.serverRc(), r.serverOut(), "server ping data: ");
-        check(problems, "client (" + client.where().name() + ")", r.clientRc(), r.clientOut(), "ping data: ");
-        System.out.println("interop: " + name + ": " + (problems.isEmpty() ? "ok" : "FAILED"));
-        if (!problems.isEmpty()) {
-            fail(name + ":\n  " + String.join("\n  ", problems) + "\n---- server: " + String.join(" ", server.command())
-                    + "\n" + tail(r.serverOut()) + "\n---- client: " + String.join(" ", client.command()) + "\n"
-                    + tail(r.clientOut()) + "\n----");
-        }
+        List<String> problems = CmPair.problems(r, server, client);
+        CmPair.checkRpingLines(problems, "server (" + server.where().name() + ")", r.serverOut(), "server ping data: ",
+                COUNT, SIZE);
+        CmPair.checkRpingLines(problems, "client (" + client.where().name() + ")", r.clientOut(), "ping data: ", COUNT,
+                SIZE);
+        CmPair.report(name, problems, r, server, client);
     }
 
     /** The capture of every run above passes the three checkers; the CRC runs carry right CRCs, the others none. */
@@ -145,45 +139,5 @@ class SiwRpingInteropTest {
         if (!problems.isEmpty()) {
             fail("capture " + capture.file() + ":\n  " + String.join("\n  ", problems));
         }
-    }
-
-    private static final List<String> STDERR_LINES = List.of("server DISCONNECT EVENT...\n", "client DISCONNECT EVENT...\n",
-            "wait for RDMA_READ_ADV state 10\n", "wait for RDMA_WRITE_ADV state 10\n", "wait for RDMA_WRITE_COMPLETE state 10\n");
-
-    /** Exit 0, the COUNT ping lines of rping.c in order (text as rping.c makes it), no "data mismatch!". */
-    private static void check(List<String> problems, String who, int rc, List<String> output, String prefix) {
-        if (rc != 0) {
-            problems.add(who + ": exit code " + rc);
-        }
-        // rping's stderr lines land inside stdout lines of the merged output: take them out first
-        String merged = String.join("\n", output) + "\n";
-        for (String e : STDERR_LINES) {
-            merged = merged.replace(e, "");
-        }
-        int ping = 0;
-        for (String l : merged.split("\n")) {
-            if (l.startsWith(prefix)) {
-                String text = l.substring(prefix.length());
-                if (!text.equals(RxeRpingInteropTest.expected(ping))) {
-                    problems.add(who + ": ping " + ping + " printed other data: " + text.substring(0, Math.min(60, text.length())));
-                    return;
-                }
-                ping++;
-            }
-            if (l.contains("data mismatch!")) {
-                problems.add(who + ": " + l);
-            }
-        }
-        if (ping != COUNT) {
-            problems.add(who + ": " + ping + " ping lines, expected " + COUNT);
-        }
-    }
-
-    private static String tail(List<String> out) {
-        List<String> l = new ArrayList<>();
-        for (String s : out.subList(Math.max(0, out.size() - 15), out.size())) {
-            l.add(s.length() > 120 ? s.substring(0, 120) + "..." : s);
-        }
-        return String.join("\n", l);
     }
 }

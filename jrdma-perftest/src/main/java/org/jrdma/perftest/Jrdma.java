@@ -59,6 +59,8 @@ public final class Jrdma implements Runnable {
         cl.addSubcommand("fabric", org.jrdma.fabric.cli.FabricCommand.commandLine());
         // issue 17: the NVMe over Fabrics host (org.jrdma.nvmeof): jrdma nvme discover|id-ctrl|id-ns|read|write
         cl.addSubcommand("nvme", org.jrdma.nvmeof.cli.NvmeCommand.commandLine());
+        // issue 14: the chart of bench/qp-sweep
+        cl.addSubcommand("plot-qp-sweep", new QpSweepPlot(err));
         return Tools.configure(cl, out, err);
     }
 

@@ -92,6 +92,28 @@ public record DeviceOptions(String ipv4Mode, Path pcap, String faults, long spin
                 ports.value.equals("rxe"), r7.value.equals("unlimited"));
     }
 
+    /**
+     * Issue 14: the longest that small packets a posting thread holds for its next post wait when
+     * nothing else sends them (no response, no further post or poll), from {@code jrdma.coalesceMicros}
+     * (per device or for all, as the options above; default 1000 µs, about one tick of the timer
+     * wheel; 1..10,000,000). Read once when the device opens.
+     *
+     * @throws IllegalArgumentException for a value outside that range, naming the setting
+     */
+    public static long coalesceNanos(String name, Properties props) {
+        Setting s = get(name, "coalesceMicros", null, props, Map.of(), "1000");
+        long us;
+        try {
+            us = Long.parseLong(s.value);
+        } catch (NumberFormatException e) {
+            us = -1;
+        }
+        if (us < 1 || us > 10_000_000) {
+            throw s.bad("1..10000000 (µs)");
+        }
+        return us * 1000L;
+    }
+
     private static boolean bool(String name, String key, Properties props, Map<String, String> env) {
         Setting v = get(name, key, null, props, env, "true");
         if (!v.value.equals("true") && !v.value.equals("false")) {

@@ -14,8 +14,10 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  *
  * <p>One train per sending thread ({@link #forThread()}: posting threads, the I/O thread, polling
  * threads); a requester uses it only inside one {@code run} under its QP's lock and leaves it empty,
- * so a train never holds the packets of two QPs. Allocates nothing after the thread's first train
- * ({@link PacketPort#MAX_TRAIN} × {@link RxeQp#MAX_PACKET} bytes, 270 KB).
+ * so a train never holds the packets of two QPs. A posting thread may leave small packets in it
+ * for its next post to the same QP (coalescing, {@link #COALESCE}; {@link #owner} is then that QP,
+ * and that QP's lock guards the train until it leaves). Allocates nothing after the thread's first
+ * trains ({@link PacketPort#MAX_TRAIN} × {@link RxeQp#MAX_PACKET} bytes, 270 KB, and a spare).
  */
 final class PacketTrain {
     /**
@@ -23,20 +25,58 @@ final class PacketTrain {
      * is written, to measure against).
      */
     static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("jrdma.trains", "true"));
+    /**
+     * Whether a posting thread may hold a train of small packets across posts (issue 14; off by
+     * default until its gain is measured on a quiet machine, {@code -Djrdma.coalesce=true} turns it on;
+     * off, every post's packets leave when the post returns; jrdma-rocev2's unit tests run with it on); see
+     * {@link Requester#run(boolean)} for when it does and what sends the train.
+     */
+    static final boolean COALESCE = ENABLED && Boolean.parseBoolean(System.getProperty("jrdma.coalesce", "false"));
     private static final ThreadLocal<PacketTrain> TRAINS = ThreadLocal.withInitial(PacketTrain::new);
+    /** A second train per thread, for a run while the first holds another QP's deferred packets. */
+    private static final ThreadLocal<PacketTrain> SPARES = ThreadLocal.withInitial(PacketTrain::new);
 
     private final PacketBuffer buf = PacketBuffer.allocate(PacketPort.MAX_TRAIN * RxeQp.MAX_PACKET);
     /** Bytes of each packet but the last (ICRC included), 0 while empty. */
     private int segmentSize;
     private int count;
     private int lastLength;
+    /**
+     * The QP whose packets this train holds between posts (deferred, {@link RxeQp#deferTrain}), or
+     * null. Written under that QP's lock (set when deferred, cleared last when the train leaves);
+     * read without it by the owning thread to choose a train ({@link #forRun}).
+     */
+    volatile RxeQp owner;
 
     private PacketTrain() {
     }
 
-    /** The calling thread's train (empty between requester runs). */
+    /** The calling thread's train (empty between requester runs, unless deferred for a QP: {@link #owner}). */
     static PacketTrain forThread() {
         return TRAINS.get();
+    }
+
+    /**
+     * The train a requester run of {@code qp} lays its packets in: the calling thread's, unless that
+     * holds another QP's deferred packets (then a spare, which is never deferred).
+     */
+    static PacketTrain forRun(RxeQp qp) {
+        PacketTrain t = TRAINS.get();
+        RxeQp o = t.owner;
+        return o == null || o == qp ? t : SPARES.get();
+    }
+
+    /**
+     * Sends the calling thread's deferred train, if it holds one (takes its QP's lock; the caller
+     * holds no QP lock): a thread that polls an empty CQ or blocks for an event posts nothing more
+     * for now.
+     */
+    static void flushDeferred() {
+        PacketTrain t = TRAINS.get();
+        RxeQp o = t.owner;
+        if (o != null) {
+            o.flushDeferred(t);
+        }
     }
 
     /** The buffer the packets lie in: packet {@code i} at {@code i * segmentSize()}. */
@@ -66,6 +106,11 @@ final class PacketTrain {
         }
         lastLength = length;
         count++;
+    }
+
+    /** Whether another packet of the train's segment size would still join it (not full, no shorter last packet). */
+    boolean hasRoom() {
+        return count < PacketPort.MAX_TRAIN && lastLength == segmentSize;
     }
 
     /** Packets in the train. */

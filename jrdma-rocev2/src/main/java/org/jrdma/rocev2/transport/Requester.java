@@ -97,6 +97,8 @@ final class Requester {
     private boolean forceAckReq;
     /** The sending thread's train during a {@link #run}: RC and UC packets leave in it when the run ends (issue 14). */
     private PacketTrain train;
+    /** The PSN of the first packet in {@link #train} (the train a post may leave waiting: {@link #mayDefer}). */
+    private int trainFirstPsn;
 
     Requester(RxeQp qp) {
         this.qp = qp;
@@ -137,12 +139,33 @@ final class Requester {
 
     // ------------------------------------------------------------------ the state machine
 
-    /** Sends what the window, the rd_atomic limit and fences allow. */
+    /** Sends what the window, the rd_atomic limit and fences allow (run by the completer, a timer, a probe). */
     void run() {
+        run(false);
+    }
+
+    /**
+     * Sends what the window, the rd_atomic limit and fences allow. A run for a post ({@code fromPost})
+     * of an RC QP may leave its packets in the posting thread's train for the next post to add to
+     * (issue 14: same-size small messages posted one by one leave as one train, {@link PacketTrain#COALESCE}),
+     * under TCP's Nagle rule: only while packets sent before them are unacknowledged (so a response
+     * is coming, and sends the train: {@link RxeQp#deferTrain}), only for packets shorter than the
+     * path MTU, only while the train has room, and only when the run ended with nothing more to send
+     * (not waiting for the window, a fence or the rd_atomic limit). A lone request (nothing in flight,
+     * a latency test) leaves at once. Packets of this QP that wait in another thread's train leave
+     * first, so that PSNs stay in order on the wire.
+     */
+    void run(boolean fromPost) {
         PacketTrain outer = train;
-        train = PacketTrain.forThread();
+        if (outer == null) {
+            PacketTrain waiting = qp.deferredTrain();
+            train = PacketTrain.forRun(qp);
+            if (waiting != null && waiting != train) {
+                qp.flushDeferred();
+            }
+        }
+        State s = State.NEXT_WQE;
         try {
-            State s = State.NEXT_WQE;
             while (!isResting(s)) {
                 State n = step(s);
                 if (debug) {
@@ -154,12 +177,25 @@ final class Requester {
             w = null;
             forceAckReq = false;
             boolean sent = train.count() > 0;
-            qp.flushTrain(train); // what this run laid in the train leaves now, in PSN order
+            if (outer != null) {
+                // a nested run: the outer one sends the train
+            } else if (fromPost && s == State.IDLE && mayDefer()) {
+                qp.deferTrain(train);
+            } else {
+                qp.flushTrain(train); // what this run laid in the train leaves now, in PSN order
+            }
             train = outer;
             if (sent && qp.type() == QpType.RC) {
                 qp.completer.sent(Psn.add(psn, -1), Psn.diff(psn, sentLimit) >= 0);
             }
         }
+    }
+
+    /** Whether the train may wait for the next post ({@link #run(boolean)}'s rule). */
+    private boolean mayDefer() {
+        return PacketTrain.COALESCE && qp.type() == QpType.RC && train.count() > 0 && train.hasRoom()
+                && train.segmentSize() < qp.mtuBytes() && train == PacketTrain.forThread()
+                && Psn.diff(trainFirstPsn, qp.completer.windowBase()) > 0;
     }
 
     /**
@@ -197,6 +233,9 @@ final class Requester {
         if (at < 0) {
             qp.flushTrain(train);
             at = train.reserve(length);
+        }
+        if (at == 0) {
+            trainFirstPsn = psn;
         }
         return at;
     }
@@ -329,6 +368,7 @@ final class Requester {
      * the same order.
      */
     void rewindTo(int fromPsn) {
+        qp.flushDeferred(); // packets still waiting go first, in PSN order; the rewind then resends from fromPsn
         int mtu = qp.mtuBytes();
         long i = qp.sqHead();
         while (i != next && Psn.diff(fromPsn, qp.sqEntry(i).lastPsn) > 0) {

@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import org.jrdma.rocev2.stats.Counters;
 import org.jrdma.rocev2.wire.Aeth;
+import org.jrdma.rocev2.wire.Icrc;
 import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.AtomicEth;
 import org.jrdma.rocev2.wire.Bth;
@@ -582,29 +583,45 @@ final class Responder {
             epsn = Psn.add(psn, packets);
         }
         long remaining = len;
-        for (int i = 0; i < packets; i++) {
-            int payload = (int) Math.min(mtu, remaining);
-            int rop = Opcode.of(Opcode.TRANSPORT_RC,
-                    Opcode.RESPONSE | Opcode.OP_RDMA_READ | Opcode.position(i == 0, i == packets - 1));
-            int hdr = Opcode.headerLength(rop);
-            int pad = (-payload) & 3;
-            writeBth(rop, pad, Psn.add(psn, i));
-            if (Opcode.has(rop, Opcode.AETH)) {
-                aeth.wrap(tx.seg, Opcode.offset(rop, Opcode.AETH)).syndrome(Aeth.ACK_UNLIMITED).msn(msn);
-            }
-            if (payload > 0) {
-                try {
-                    MemorySegment.copy(mr.segment(), off, tx.seg, hdr, payload);
-                } catch (IllegalStateException freed) {
-                    return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile
+        // issue 14: the responses leave in trains (the receiving thread's, or its spare while the first
+        // holds packets it posted: PacketTrain.forRun), each packet with its own ICRC
+        PacketTrain train = PacketTrain.forRun(qp);
+        qp.flushTrain(train); // packets this thread posted to this QP go first
+        try {
+            for (int i = 0; i < packets; i++) {
+                int payload = (int) Math.min(mtu, remaining);
+                int rop = Opcode.of(Opcode.TRANSPORT_RC,
+                        Opcode.RESPONSE | Opcode.OP_RDMA_READ | Opcode.position(i == 0, i == packets - 1));
+                int hdr = Opcode.headerLength(rop);
+                int pad = (-payload) & 3;
+                int length = hdr + payload + pad + Icrc.LENGTH;
+                int at = train.reserve(length);
+                if (at < 0) {
+                    qp.flushTrain(train);
+                    at = train.reserve(length);
                 }
+                MemorySegment seg = train.buffer().seg;
+                bth.wrap(seg, at).opcode(rop).se(false).migReq(false).padCount(pad).tver(0).pkey(RxeQp.DEFAULT_PKEY)
+                        .fecn(false).becn(false).destQpn(qp.destQpn()).ackReq(false).psn(Psn.add(psn, i));
+                if (Opcode.has(rop, Opcode.AETH)) {
+                    aeth.wrap(seg, at + Opcode.offset(rop, Opcode.AETH)).syndrome(Aeth.ACK_UNLIMITED).msn(msn);
+                }
+                if (payload > 0) {
+                    try {
+                        MemorySegment.copy(mr.segment(), off, seg, at + hdr, payload);
+                    } catch (IllegalStateException freed) {
+                        return State.ERR_RKEY_VIOLATION; // the MR's memory was freed meanwhile (the packets before it still go)
+                    }
+                }
+                for (int p = 0; p < pad; p++) {
+                    seg.set(ValueLayout.JAVA_BYTE, at + hdr + payload + p, (byte) 0);
+                }
+                train.commit(length);
+                off += payload;
+                remaining -= payload;
             }
-            for (int p = 0; p < pad; p++) {
-                tx.seg.set(ValueLayout.JAVA_BYTE, hdr + payload + p, (byte) 0);
-            }
-            qp.transmit(tx, hdr + payload + pad);
-            off += payload;
-            remaining -= payload;
+        } finally {
+            qp.flushTrain(train);
         }
         return State.CLEANUP;
     }

@@ -52,6 +52,7 @@ public final class RxeAgent {
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
                     Mtu maxMtu, Mtu activeMtu, DeviceOptions options) {
         this.retryCnt7Unlimited = options.retryCnt7Unlimited();
+        this.coalesceNanos = DeviceOptions.coalesceNanos(name, System.getProperties());
         this.activeMtu = activeMtu;
         this.port = port;
         this.counters = counters;
@@ -107,6 +108,13 @@ public final class RxeAgent {
     /** Whether retry_cnt 7 means "retry without limit" on this device (rdma_rxe) instead of 7 retries. */
     boolean retryCnt7Unlimited() {
         return retryCnt7Unlimited;
+    }
+
+    /** Issue 14: the longest a posting thread's small packets wait for its next post ({@link DeviceOptions#coalesceNanos}). */
+    private final long coalesceNanos;
+
+    long coalesceNanos() {
+        return coalesceNanos;
     }
 
     /**
@@ -218,11 +226,13 @@ public final class RxeAgent {
      * Called by application threads that poll an empty CQ ({@link DeviceAgent#progress()}).
      */
     public void progress() {
+        PacketTrain.flushDeferred(); // issue 14: the thread polls an empty CQ, so it posts nothing more for now
         agent.progress();
     }
 
     /** An application thread is about to block until a CQ event ({@link DeviceAgent#applicationBlocking()}). */
     public void applicationBlocking() {
+        PacketTrain.flushDeferred();
         agent.applicationBlocking();
     }
 

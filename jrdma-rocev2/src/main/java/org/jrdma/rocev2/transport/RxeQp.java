@@ -176,9 +176,11 @@ public final class RxeQp implements QpTransport {
             requesterPaused = false;
         }
         if (to == QpState.ERR) {
+            dropDeferred();
             completer.stopTimers();
         }
         if (to == QpState.RESET && from != QpState.RESET) {
+            dropDeferred();
             requesterPaused = false;
             completer.stopTimers();
         }
@@ -213,7 +215,7 @@ public final class RxeQp implements QpTransport {
     @Override
     public void sendPosted() {
         try {
-            requester.run();
+            requester.run(true);
             completer.sendPosted();
         } catch (MemoryFreed e) {
             memoryFreed();
@@ -234,6 +236,9 @@ public final class RxeQp implements QpTransport {
     @Override
     public void beforeDestroy() {
         agent.flushOwedAcks();
+        synchronized (lock) {
+            flushDeferred(); // what was posted leaves, as it would have without coalescing
+        }
     }
 
     @Override
@@ -314,6 +319,7 @@ public final class RxeQp implements QpTransport {
                 agent.counters().increment(Counters.RCVD_DROP_UNEXPECTED_RESPONSE);
                 return;
             }
+            flushDeferred(); // a response: the packets waiting for one go now, before what it makes the requester send
             completer.onResponse(p);
         } else {
             responder.onRequest(p);
@@ -339,6 +345,10 @@ public final class RxeQp implements QpTransport {
     void onTimer(long now) {
         synchronized (lock) {
             QpState s = core.state();
+            if (deferred != null) { // its deadline, or a retransmission or probe timer: the waiting packets go first
+                flushDeferred();
+                timerChanged();
+            }
             if (s == QpState.RTS || s == QpState.SQD) {
                 try {
                     completer.onTimer(now);
@@ -355,7 +365,11 @@ public final class RxeQp implements QpTransport {
      * when no timer runs. Under the QP's lock.
      */
     long nextDeadline() {
-        return completer.nextDeadline();
+        long c = completer.nextDeadline();
+        if (deferred == null || (c != 0 && c - deferredDeadline <= 0)) {
+            return c;
+        }
+        return deferredDeadline;
     }
 
     /** The roles call this (under the lock) whenever they set or clear a deadline. */
@@ -443,7 +457,74 @@ public final class RxeQp implements QpTransport {
             agent.sendTrain(buf, seg, n, train.lastLength(), peer, sport, firstId);
         } finally {
             train.clear();
+            if (deferred == train) {
+                deferred = null;
+                deferredDeadline = 0;
+                train.owner = null; // last: the owning thread may take the train for another QP again
+            }
         }
+    }
+
+    // ------------------------------------------------------------------ issue 14: small packets coalesced across posts
+
+    /**
+     * The train that holds this QP's packets between posts (a posting thread's, see
+     * {@link Requester#run(boolean)}), or null. Under the QP's lock.
+     */
+    private PacketTrain deferred;
+    /** When the I/O thread sends a deferred train at the latest (System.nanoTime ns), 0 when none. */
+    private long deferredDeadline;
+
+    /**
+     * Leaves {@code train} (the posting thread's, holding this QP's newest packets) unsent, for the
+     * next post to this QP to add to (issue 14, TCP's Nagle rule in RDMA terms: small packets wait
+     * only while earlier ones are unacknowledged). It leaves at the first of: full or another size
+     * ({@link Requester}), a response ({@link #receive}), a run of the requester in another thread,
+     * the posting thread polling an empty CQ or blocking for an event ({@link PacketTrain#flushDeferred}),
+     * any timer of the QP (after {@code jrdma.coalesceMicros} at the latest, default 1 ms: {@link org.jrdma.rocev2.DeviceOptions#coalesceNanos}), a rewind, the QP being destroyed;
+     * it is dropped when the QP leaves RTS for ERR or RESET. Under the QP's lock.
+     */
+    void deferTrain(PacketTrain train) {
+        if (deferred == train) {
+            return;
+        }
+        deferred = train;
+        train.owner = this;
+        deferredDeadline = System.nanoTime() + agent.coalesceNanos();
+        timerChanged();
+    }
+
+    /** Sends the deferred train, if any (before anything else this QP sends). Under the QP's lock. */
+    void flushDeferred() {
+        PacketTrain t = deferred;
+        if (t != null) {
+            flushTrain(t);
+        }
+    }
+
+    /** A thread sends its own deferred train {@code t} of this QP (it holds no QP lock). */
+    void flushDeferred(PacketTrain t) {
+        synchronized (lock) {
+            if (deferred == t) {
+                flushTrain(t);
+            }
+        }
+    }
+
+    /** The deferred train is dropped: the QP went to ERR or RESET (its WQEs are flushed). Under the QP's lock. */
+    void dropDeferred() {
+        PacketTrain t = deferred;
+        if (t != null) {
+            t.clear();
+            deferred = null;
+            deferredDeadline = 0;
+            t.owner = null;
+        }
+    }
+
+    /** The train this QP's packets wait in, or null (what {@link Requester#run(boolean)} continues). */
+    PacketTrain deferredTrain() {
+        return deferred;
     }
 
     /** True when a UD destination GID is of the device's IP version. */

@@ -43,8 +43,13 @@ final class ScriptedPeer implements AutoCloseable {
 
     /** A peer on {@code address}:4791 posing as QP {@code qpn}. */
     ScriptedPeer(String address, int qpn) {
+        this(address, qpn, null);
+    }
+
+    /** A peer on {@code address}:4791 posing as QP {@code qpn}, its socket opened with {@code options} (e.g. UDP_GRO). */
+    ScriptedPeer(String address, int qpn, UdpSocket.Options options) {
         InetAddress a = InetAddress.ofLiteral(address);
-        this.socket = UdpSocket.open(a, 4791, null);
+        this.socket = UdpSocket.open(a, 4791, options);
         this.ip = ByteBuffer.wrap(a.getAddress()).getInt();
         this.gid = Gid.of(a);
         this.qpn = qpn;
