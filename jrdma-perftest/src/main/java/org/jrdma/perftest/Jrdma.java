@@ -57,6 +57,8 @@ public final class Jrdma implements Runnable {
         pcap.setUnmatchedOptionsArePositionalParams(true); // --port, -h ... go to PcapCheck as they are
         cl.addSubcommand("pcap-check", pcap);
         cl.addSubcommand("fabric", org.jrdma.fabric.cli.FabricCommand.commandLine());
+        // issue 13 (native): several tools in one JVM (lab guests start a JVM slowly)
+        cl.addSubcommand("batch", new Batch(out));
         return Tools.configure(cl, out, err);
     }
 
