@@ -66,8 +66,10 @@ final class GuestJrdma {
         }
         String g = "/shared/" + DIR;
         // C1 only and the serial collector: the guest has one emulated vCPU; no unified logging (a CDS
-        // note on stderr would be mixed into the tool's output)
+        // note on stderr would be mixed into the tool's output); an application CDS archive of the
+        // tools' classes, written by the first run at its exit and mapped by the later ones
         return g + "/jdk/bin/java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:disable"
+                + " -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=" + g + "/jrdma.jsa"
                 + " --enable-native-access=org.jrdma.rocev2,org.jrdma.ibverbs -p " + g + "/mods"
                 + " -m org.jrdma.perftest/org.jrdma.perftest.Jrdma";
     }

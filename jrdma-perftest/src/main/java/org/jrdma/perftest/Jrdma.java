@@ -61,6 +61,9 @@ public final class Jrdma implements Runnable {
         cl.addSubcommand("nvme", org.jrdma.nvmeof.cli.NvmeCommand.commandLine());
         // issue 14: the chart of bench/qp-sweep
         cl.addSubcommand("plot-qp-sweep", new QpSweepPlot(err));
+
+        // issue 13 (native): several tools in one JVM (lab guests start a JVM slowly)
+        cl.addSubcommand("batch", new Batch(out));
         return Tools.configure(cl, out, err);
     }
 

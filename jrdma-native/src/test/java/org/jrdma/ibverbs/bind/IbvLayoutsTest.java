@@ -72,7 +72,7 @@ class IbvLayoutsTest {
     }
 
     /** Adds the offset and size of each named member of {@code g} (at {@code base} in the top struct). */
-    private static void members(String tag, GroupLayout g, long base, String prefix, Map<String, Long> expected,
+    static void members(String tag, GroupLayout g, long base, String prefix, Map<String, Long> expected,
                                 StringBuilder c) {
         long off = 0;
         for (MemoryLayout m : g.memberLayouts()) {
@@ -99,7 +99,7 @@ class IbvLayoutsTest {
         }
     }
 
-    private static String run(List<String> cmd) throws IOException, InterruptedException {
+    static String run(List<String> cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "timed out: " + cmd);
