@@ -146,7 +146,6 @@ class RpcTest {
     void manyConcurrentCallsAreMatchedToTheirRequests(String kind) throws Exception {
         RpcClient c = client(kind);
         int n = 400;
-        List<CompletableFuture<byte[]>> fs = new ArrayList<>();
         List<Thread> callers = new ArrayList<>();
         @SuppressWarnings("unchecked")
         CompletableFuture<byte[]>[] byX = new CompletableFuture[n];
@@ -165,7 +164,6 @@ class RpcTest {
             long got = ByteBuffer.wrap(byX[x].get(20, TimeUnit.SECONDS)).getLong();
             assertEquals(x % 2 == 0 ? (long) x * x + 1 : x, got, "call " + x);
         }
-        fs.clear();
     }
 
     @ParameterizedTest
