@@ -1,0 +1,126 @@
+package org.jrdma.examples.file;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import org.jrdma.app.EndpointConfig;
+import org.jrdma.app.EndpointGroup;
+
+/**
+ * The file transfer over RDMA (WRITE with notifications and credits) beside the same transfer over
+ * TCP, in one JVM on loopback: the receiver on {@code RECEIVER} (a jrdma device's address, e.g.
+ * jrxe0's or jsiw0's), the sender on {@code SENDER} (another device's, the same kind); TCP between the
+ * same two addresses. Makes a file of {@code MB} MiB of random bytes, then transfers it
+ * {@code ROUNDS} times each way, interleaved (RDMA, TCP, RDMA, ...), after one untimed round each.
+ *
+ * <pre>
+ * FileBench RECEIVER SENDER [MB [CHUNK_KIB [ROUNDS]]]     defaults 64 MiB, 64 KiB chunks, 3 rounds
+ * </pre>
+ *
+ * Prints {@code RESULT kind=rdma|tcp bytes=... mb_per_s=... cpu_s_per_gb=...}, MB = 10^6 bytes, GB =
+ * 10^9 bytes. CPU is the whole process's ({@code com.sun.management.OperatingSystemMXBean}
+ * process CPU time), so it counts both ends and, for RDMA, the soft device's threads: on one host soft
+ * RDMA is software over the kernel's UDP or TCP, so this compares software costs, not a NIC's offload.
+ */
+public final class FileBench {
+    private FileBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        InetAddress receiver = InetAddress.getByName(args[0]);
+        InetAddress sender = InetAddress.getByName(args[1]);
+        long mb = args.length > 2 ? Long.parseLong(args[2]) : 64;
+        int chunk = (args.length > 3 ? Integer.parseInt(args[3]) : 64) * 1024;
+        int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+        Duration timeout = Duration.ofSeconds(60);
+        Path dir = Files.createTempDirectory("filebench");
+        Path in = dir.resolve("in");
+        Path out = dir.resolve("out");
+        randomFile(in, mb << 20, 1);
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        try (EndpointGroup g = EndpointGroup.create(new EndpointConfig());
+             RdmaFileReceiver rr = RdmaFileReceiver.listen(g, new InetSocketAddress(receiver, 0), chunk, RdmaFileReceiver.DEFAULT_CHUNKS);
+             TcpFileReceiver tr = TcpFileReceiver.listen(new InetSocketAddress(receiver, 0), chunk)) {
+            Transfer rdma = () -> {
+                CompletableFuture<TransferResult> r = receiveAsync(() -> rr.receive(out, timeout));
+                RdmaFileSender.send(g, rr.address(), new InetSocketAddress(sender, 0), in, timeout);
+                return r.join();
+            };
+            Transfer tcp = () -> {
+                CompletableFuture<TransferResult> r = receiveAsync(() -> tr.receive(out, timeout));
+                TcpFileSender.send(tr.address(), in, chunk, timeout);
+                return r.join();
+            };
+            String kind = rdma.run().transport();
+            tcp.run();
+            long[] wall = new long[2];
+            long[] cpu = new long[2];
+            long bytes = 0;
+            for (int i = 0; i < rounds; i++) {
+                Transfer[] both = {rdma, tcp};
+                for (int k = 0; k < 2; k++) {
+                    long c0 = os.getProcessCpuTime();
+                    long t0 = System.nanoTime();
+                    bytes = both[k].run().bytes();
+                    wall[k] += System.nanoTime() - t0;
+                    cpu[k] += os.getProcessCpuTime() - c0;
+                }
+            }
+            report(kind, bytes * rounds, wall[0], cpu[0]);
+            report("tcp", bytes * rounds, wall[1], cpu[1]);
+        } finally {
+            Files.deleteIfExists(in);
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    private interface Transfer {
+        TransferResult run() throws Exception;
+    }
+
+    interface Receive {
+        TransferResult run() throws Exception;
+    }
+
+    static CompletableFuture<TransferResult> receiveAsync(Receive r) {
+        CompletableFuture<TransferResult> f = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("file-receive").start(() -> {
+            try {
+                f.complete(r.run());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
+    /** Writes {@code bytes} random bytes (seeded) to {@code p}. */
+    static void randomFile(Path p, long bytes, long seed) throws java.io.IOException {
+        SplittableRandom r = new SplittableRandom(seed);
+        try (var os = new java.io.BufferedOutputStream(Files.newOutputStream(p), 1 << 16)) {
+            byte[] b = new byte[1 << 16];
+            for (long done = 0; done < bytes; ) {
+                for (int i = 0; i < b.length; i += 8) {
+                    long v = r.nextLong();
+                    for (int k = 0; k < 8; k++) {
+                        b[i + k] = (byte) (v >>> (8 * k));
+                    }
+                }
+                int len = (int) Math.min(b.length, bytes - done);
+                os.write(b, 0, len);
+                done += len;
+            }
+        }
+    }
+
+    private static void report(String kind, long bytes, long wallNs, long cpuNs) {
+        System.out.printf("RESULT kind=%s bytes=%d mb_per_s=%.1f cpu_s_per_gb=%.2f%n", kind, bytes,
+                bytes / 1e6 / (wallNs / 1e9), cpuNs / 1e9 / (bytes / 1e9));
+    }
+}
