@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -15,10 +14,10 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jrdma.app.EndpointConfig;
 import org.jrdma.app.EndpointGroup;
+import org.jrdma.examples.LoopbackDevices;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,19 +39,7 @@ class FileTransferTest {
 
     @BeforeAll
     static void devices() {
-        for (int attempt = 0; ; attempt++) {
-            String net = "127." + ThreadLocalRandom.current().nextInt(1, 255) + "." + ThreadLocalRandom.current().nextInt(0, 256) + ".";
-            try (DatagramSocket a = new DatagramSocket(new InetSocketAddress(net + "1", 4791));
-                 DatagramSocket b = new DatagramSocket(new InetSocketAddress(net + "2", 4791))) {
-                ips = new String[] {net + "1", net + "2", net + "3", net + "4"};
-                break;
-            } catch (IOException e) {
-                if (attempt > 50) {
-                    throw new AssertionError("no free loopback pair");
-                }
-            }
-        }
-        System.setProperty("jrdma.devices", "jrxe0=" + ips[0] + ",jrxe1=" + ips[1] + ",jsiw0=" + ips[2] + ",jsiw1=" + ips[3]);
+        ips = LoopbackDevices.configure();
     }
 
     static final long[] SIZES = {0, 1, CHUNK - 1, CHUNK + 1, 3 * 1024 * 1024 + 12345};
