@@ -2,13 +2,9 @@ package org.jrdma.examples.rpc;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jrdma.app.Endpoint;
 import org.jrdma.app.EndpointGroup;
 import org.jrdma.app.Received;
@@ -27,19 +23,14 @@ import org.jrdma.pool.Lease;
  */
 public final class RdmaRpcClient implements RpcClient {
     private final Endpoint ep;
-    private final int limit;
     private final int credits;
-    private final Semaphore inFlight;
-    private final Map<Long, CompletableFuture<byte[]>> pending = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
+    private final PendingCalls calls;
     private final Thread receiver;
-    private volatile boolean closed;
 
     private RdmaRpcClient(Endpoint ep, int limit, int credits) {
         this.ep = ep;
-        this.limit = limit;
         this.credits = credits;
-        this.inFlight = new Semaphore(credits);
+        this.calls = new PendingCalls(limit, credits);
         this.receiver = Thread.ofPlatform().daemon().name("rpc-recv").start(this::receiveLoop);
     }
 
@@ -62,47 +53,26 @@ public final class RdmaRpcClient implements RpcClient {
 
     @Override
     public CompletableFuture<byte[]> call(int method, byte[] payload) {
-        if (RpcFrame.HEADER + payload.length > limit) {
-            return CompletableFuture.failedFuture(new RpcException(RpcException.LOCAL, "rpc: a request of " + payload.length
-                    + " bytes is over the limit of " + (limit - RpcFrame.HEADER) + " payload bytes"));
-        }
-        try {
-            inFlight.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return CompletableFuture.failedFuture(new RpcException("rpc: interrupted waiting for a credit", e));
-        }
-        long id = ids.incrementAndGet();
-        CompletableFuture<byte[]> f = new CompletableFuture<>();
-        f.whenComplete((v, t) -> {
-            if (pending.remove(id) != null) {
-                inFlight.release();
-            }
-        });
-        pending.put(id, f);
-        if (closed) {
-            fail(f, null);
+        PendingCalls.Call c = calls.open(payload.length);
+        CompletableFuture<byte[]> f = c.future();
+        if (c.id() < 0) {
             return f;
         }
-        byte[] m = new RpcFrame(id, method, payload).encode();
+        byte[] m = new RpcFrame(c.id(), method, payload).encode();
         Lease lease = ep.pool().lease(m.length);
         lease.putBytes(0, m);
         ep.send(lease, 0, m.length).whenComplete((v, t) -> {
             lease.close();
             if (t != null) {
-                fail(f, t);
+                calls.fail(f, t);
             }
         });
         return f;
     }
 
-    private void fail(CompletableFuture<byte[]> f, Throwable cause) {
-        f.completeExceptionally(new RpcException(closed ? "rpc: the client closed" : "rpc: the connection failed", cause));
-    }
-
     private void receiveLoop() {
         Throwable why = null;
-        while (!closed) {
+        while (!calls.isClosed()) {
             Received r;
             try {
                 r = ep.receive(Duration.ofSeconds(1)).join();
@@ -120,30 +90,22 @@ public final class RdmaRpcClient implements RpcClient {
                 why = e;
                 break;
             }
-            CompletableFuture<byte[]> f = pending.get(response.requestId());
-            if (f != null) {
-                RpcFrame.complete(f, response);
-            }
+            calls.complete(response);
         }
-        for (CompletableFuture<byte[]> f : pending.values()) {
-            fail(f, why);
-        }
+        calls.failAll(why);
     }
 
     @Override
     public void close() {
-        if (closed) {
+        if (!calls.close()) {
             return;
         }
-        closed = true;
         ep.close();
         try {
             receiver.join(3000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (CompletableFuture<byte[]> f : pending.values()) {
-            fail(f, null);
-        }
+        calls.failAll(null);
     }
 }

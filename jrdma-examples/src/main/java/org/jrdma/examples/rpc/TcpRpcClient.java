@@ -7,11 +7,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The same RPC client over TCP (a plain socket): {@link #call} writes the request frame (writes
@@ -24,11 +20,8 @@ public final class TcpRpcClient implements RpcClient {
     private final OutputStream out;
     private final int limit;
     private final int credits;
-    private final Semaphore inFlight;
-    private final Map<Long, CompletableFuture<byte[]>> pending = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
+    private final PendingCalls calls;
     private final Thread receiver;
-    private volatile boolean closed;
 
     private TcpRpcClient(InetSocketAddress server, int limit, int credits) throws IOException {
         this.socket = new Socket();
@@ -37,7 +30,7 @@ public final class TcpRpcClient implements RpcClient {
         this.out = socket.getOutputStream();
         this.limit = limit;
         this.credits = credits;
-        this.inFlight = new Semaphore(credits);
+        this.calls = new PendingCalls(limit, credits);
         this.receiver = Thread.ofPlatform().daemon().name("rpc-tcp-recv").start(this::receiveLoop);
     }
 
@@ -60,41 +53,20 @@ public final class TcpRpcClient implements RpcClient {
 
     @Override
     public CompletableFuture<byte[]> call(int method, byte[] payload) {
-        if (RpcFrame.HEADER + payload.length > limit) {
-            return CompletableFuture.failedFuture(new RpcException(RpcException.LOCAL, "rpc: a request of " + payload.length
-                    + " bytes is over the limit of " + (limit - RpcFrame.HEADER) + " payload bytes"));
-        }
-        try {
-            inFlight.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return CompletableFuture.failedFuture(new RpcException("rpc: interrupted waiting for a credit", e));
-        }
-        long id = ids.incrementAndGet();
-        CompletableFuture<byte[]> f = new CompletableFuture<>();
-        f.whenComplete((v, t) -> {
-            if (pending.remove(id) != null) {
-                inFlight.release();
-            }
-        });
-        pending.put(id, f);
-        if (closed) {
-            fail(f, null);
+        PendingCalls.Call c = calls.open(payload.length);
+        CompletableFuture<byte[]> f = c.future();
+        if (c.id() < 0) {
             return f;
         }
-        byte[] m = new RpcFrame(id, method, payload).encode();
+        byte[] m = new RpcFrame(c.id(), method, payload).encode();
         try {
             synchronized (out) {
                 out.write(m);
             }
         } catch (IOException e) {
-            fail(f, e);
+            calls.fail(f, e);
         }
         return f;
-    }
-
-    private void fail(CompletableFuture<byte[]> f, Throwable cause) {
-        f.completeExceptionally(new RpcException(closed ? "rpc: the client closed" : "rpc: the connection failed", cause));
     }
 
     private void receiveLoop() {
@@ -102,25 +74,19 @@ public final class TcpRpcClient implements RpcClient {
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()))) {
             RpcFrame response;
             while ((response = TcpRpcServer.read(in, limit)) != null) {
-                CompletableFuture<byte[]> f = pending.get(response.requestId());
-                if (f != null) {
-                    RpcFrame.complete(f, response);
-                }
+                calls.complete(response);
             }
         } catch (IOException e) {
             why = e;
         }
-        for (CompletableFuture<byte[]> f : pending.values()) {
-            fail(f, why);
-        }
+        calls.failAll(why);
     }
 
     @Override
     public void close() {
-        if (closed) {
+        if (!calls.close()) {
             return;
         }
-        closed = true;
         try {
             socket.close();
             receiver.join(3000);
@@ -129,8 +95,6 @@ public final class TcpRpcClient implements RpcClient {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (CompletableFuture<byte[]> f : pending.values()) {
-            fail(f, null);
-        }
+        calls.failAll(null);
     }
 }
