@@ -124,6 +124,13 @@ class StatTest {
             p.jitWarmUpMillis = 100;
             p.gidIndex = 0;
             assertTrue(JitWarmUp.run(ctx, p, ctx.queryGid(1, 0)) > 0);
+            // the device talks to itself, so at rest it has received every packet it sent; a last ACK or
+            // tail-loss probe may still be on its way when the run returns: let it land (at most 2 s)
+            // before the closing write, or that write misses it
+            long settle = System.nanoTime() + 2_000_000_000L;
+            while (hw.get("rcvd_pkts") < hw.get("sent_pkts") && System.nanoTime() < settle) {
+                Thread.sleep(1);
+            }
             s.close();
             Stat.Snapshot closed = Stat.read(f);
             assertEquals(StatsFile.CLOSED, closed.state());
