@@ -333,7 +333,8 @@ public final class RcPeer {
                     }
                 }
             }
-            say("ready: 2 ping-pongs done; waiting for " + trigger);
+            // the counters so far: the test counts what the vanished peer's SEND adds to them
+            say("ready: 2 ping-pongs done, counters " + counters() + "; waiting for " + trigger);
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (!Files.exists(trigger)) {
                 if (System.nanoTime() > deadline) {
