@@ -5,7 +5,7 @@ package org.jrdma.nvmeof;
  * (the command specific result: a Connect's CNTLID, a Property Get's value, a Set Features' grant) and
  * the submission queue head pointer.
  *
- * @param result DW0 | DW1 << 32
+ * @param result {@code DW0 | DW1 << 32}
  * @param sqHead SQHD
  */
 public record NvmeCompletion(long result, int sqHead) {
