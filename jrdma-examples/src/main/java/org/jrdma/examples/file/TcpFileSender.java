@@ -16,8 +16,9 @@ import java.time.Duration;
  * java.nio: reads the file in chunks of {@code chunkSize} bytes with {@link FileChannel} positional reads
  * into one direct buffer (allocated per transfer, reused for every chunk, the size and the SHA-256),
  * adds each chunk to its SHA-256 and writes it to the socket channel, then the SHA-256, then waits for
- * the receiver's one-byte verdict. TCP_NODELAY on, so the small size, SHA-256 and verdict messages
- * do not wait for delayed ACKs.
+ * the receiver's one-byte verdict. Nagle stays on for the data (a 64 KiB chunk is one full loopback
+ * segment and a small tail, which Nagle joins to the next chunk); TCP_NODELAY goes on before the
+ * SHA-256, so the file's tail and the SHA-256 do not wait for a delayed ACK.
  *
  * <p>The channel is non-blocking and every wait goes through a {@link TimedChannel}, so both a receiver
  * that goes silent and one that stops reading fail the transfer after {@code timeout} without progress.
@@ -49,7 +50,6 @@ public final class TcpFileSender {
         SocketChannel sc;
         try {
             sc = SocketChannel.open();
-            sc.setOption(StandardSocketOptions.TCP_NODELAY, true);
             sc.socket().connect(receiver, (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
         } catch (IOException e) {
             throw new FileTransferException("could not connect to the receiver at " + receiver, e);
@@ -76,6 +76,7 @@ public final class TcpFileSender {
                 tc.writeFully(buf.position(0), "room to send a chunk");
             }
             byte[] digest = md.digest();
+            sc.setOption(StandardSocketOptions.TCP_NODELAY, true);   // pushes out the tail; the SHA-256 goes at once
             buf.clear().put(digest).flip();
             tc.writeFully(buf, "room to send the SHA-256");
             buf.clear().limit(1);
