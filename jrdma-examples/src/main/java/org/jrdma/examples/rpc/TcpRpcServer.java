@@ -46,6 +46,8 @@ public final class TcpRpcServer implements AutoCloseable {
     private final Consumer<SelectionKey> onReady = this::ready;
     private final Thread loop;
     private volatile boolean closed;
+    /** Times a connection stopped reading because its responses did not go out (written by the selector thread). */
+    private volatile long stalls;
 
     private TcpRpcServer(InetSocketAddress address, int limit) throws IOException {
         this.limit = limit;
@@ -85,6 +87,11 @@ public final class TcpRpcServer implements AutoCloseable {
     public TcpRpcServer register(int method, RpcHandler handler) {
         handlers.put(method, handler);
         return this;
+    }
+
+    /** How often a connection stopped reading until its unsent responses drained (back-pressure); for tests. */
+    long stalls() {
+        return stalls;
     }
 
     /** The bound address. */
@@ -234,7 +241,12 @@ public final class TcpRpcServer implements AutoCloseable {
                 in.compact();
             }
             flush();
-            key.interestOps(out.position() == 0 ? SelectionKey.OP_READ : SelectionKey.OP_WRITE);
+            if (out.position() == 0) {
+                key.interestOps(SelectionKey.OP_READ);
+            } else {
+                key.interestOps(SelectionKey.OP_WRITE);
+                stalls++;                                     // only this thread writes it
+            }
         }
 
         /** Writes what the kernel takes of {@code out} now (non-blocking). */
