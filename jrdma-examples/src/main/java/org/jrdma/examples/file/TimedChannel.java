@@ -26,14 +26,24 @@ final class TimedChannel implements AutoCloseable {
     private final Duration timeout;
     private final long timeoutNanos;
 
-    /** Takes {@code channel} (connected) over: makes it non-blocking; {@link #close} closes it. */
+    /** Takes {@code channel} (connected) over: makes it non-blocking; {@link #close} (or a failure here) closes it. */
     TimedChannel(SocketChannel channel, Duration timeout) throws IOException {
         this.channel = channel;
         this.timeout = timeout;
         this.timeoutNanos = Math.max(1, timeout.toNanos());
-        channel.configureBlocking(false);
-        this.selector = Selector.open();
-        this.key = channel.register(selector, 0);
+        Selector sel = null;
+        try {
+            channel.configureBlocking(false);
+            sel = Selector.open();
+            this.key = channel.register(sel, 0);
+        } catch (IOException e) {
+            if (sel != null) {
+                sel.close();
+            }
+            channel.close();                                  // taken over: not left open on a failure
+            throw e;
+        }
+        this.selector = sel;
     }
 
     /** Reads until {@code b} is full. */
