@@ -1,9 +1,8 @@
 package org.jrdma.examples.file;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
@@ -13,9 +12,18 @@ import java.security.MessageDigest;
 import java.time.Duration;
 
 /**
- * The file transfer's TCP twin, sending side (see {@link TcpFileReceiver} for the stream): reads the
- * file in chunks of {@code chunkSize} into one direct buffer, adds each to its SHA-256 and writes it to
- * the socket channel, then the SHA-256, then waits for the receiver's one-byte verdict.
+ * The file transfer's TCP twin, sending side (see {@link TcpFileReceiver} for the stream), over
+ * java.nio: reads the file in chunks of {@code chunkSize} bytes with {@link FileChannel} positional reads
+ * into one direct buffer (allocated per transfer, reused for every chunk, the size and the SHA-256),
+ * adds each chunk to its SHA-256 and writes it to the socket channel, then the SHA-256, then waits for
+ * the receiver's one-byte verdict. Nagle stays on for the data (a 64 KiB chunk is one full loopback
+ * segment and a small tail, which Nagle joins to the next chunk); TCP_NODELAY goes on before the
+ * SHA-256, so the file's tail and the SHA-256 do not wait for a delayed ACK.
+ *
+ * <p>The channel is non-blocking and every wait goes through a {@link TimedChannel}, so both a receiver
+ * that goes silent and one that stops reading fail the transfer after {@code timeout} without progress.
+ * Per chunk nothing is allocated. (Not {@code FileChannel.transferTo}: the bytes must pass through the
+ * SHA-256 anyway.)
  *
  * <p>Threads: the caller's.
  */
@@ -24,7 +32,8 @@ public final class TcpFileSender {
     }
 
     /**
-     * Sends {@code in} to {@code receiver}; the verdict is awaited at most {@code timeout}. A receiver
+     * Sends {@code in} to {@code receiver} in chunks of {@code chunkSize} bytes (1 or more); connecting,
+     * each wait for room to write and the wait for the verdict last at most {@code timeout}. A receiver
      * that goes away fails a write (connection reset / broken pipe) or the verdict's read.
      *
      * @throws FileTransferException the receiver went away, was silent, or reported a checksum mismatch
@@ -35,60 +44,48 @@ public final class TcpFileSender {
 
     static TransferResult send(InetSocketAddress receiver, Path in, int chunkSize, Duration timeout, long corruptChunk)
             throws IOException {
+        if (chunkSize < 1) {
+            throw new IllegalArgumentException("chunkSize " + chunkSize);
+        }
         SocketChannel sc;
         try {
-            sc = SocketChannel.open(receiver);
+            sc = SocketChannel.open();
+            sc.socket().connect(receiver, (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
         } catch (IOException e) {
             throw new FileTransferException("could not connect to the receiver at " + receiver, e);
         }
-        try (sc; FileChannel fc = FileChannel.open(in, StandardOpenOption.READ)) {
-            sc.socket().setSoTimeout((int) Math.max(1, timeout.toMillis()));
+        try (TimedChannel tc = new TimedChannel(sc, timeout); FileChannel fc = FileChannel.open(in, StandardOpenOption.READ)) {
             long size = fc.size();
-            ByteBuffer head = ByteBuffer.allocate(8).putLong(size).flip();
             MessageDigest md = FileProtocol.sha256();
-            ByteBuffer buf = ByteBuffer.allocateDirect(chunkSize);
+            ByteBuffer buf = ByteBuffer.allocateDirect(Math.max(chunkSize, FileProtocol.DIGEST_LENGTH));
             long n = FileProtocol.chunks(size, chunkSize);
-            try {
-                writeFully(sc, head);
-                for (long i = 0; i < n; i++) {
-                    int len = FileProtocol.chunkLength(size, chunkSize, i);
-                    buf.clear().limit(len);
-                    while (buf.hasRemaining()) {
-                        if (fc.read(buf, i * chunkSize + buf.position()) < 0) {
-                            throw new FileTransferException(in + " shrank during the transfer", null);
-                        }
+            buf.clear().putLong(size).flip();
+            tc.writeFully(buf, "room to send the size");
+            for (long i = 0; i < n; i++) {
+                int len = FileProtocol.chunkLength(size, chunkSize, i);
+                buf.clear().limit(len);
+                while (buf.hasRemaining()) {
+                    if (fc.read(buf, i * chunkSize + buf.position()) < 0) {
+                        throw new FileTransferException(in + " shrank during the transfer", null);
                     }
-                    md.update(buf.flip());
-                    if (i == corruptChunk) {
-                        buf.put(len / 2, (byte) ~buf.get(len / 2));   // test: damaged after the checksum
-                    }
-                    writeFully(sc, buf.position(0));
                 }
-                byte[] digest = md.digest();
-                writeFully(sc, ByteBuffer.wrap(digest));
-                InputStream is = sc.socket().getInputStream();
-                int verdict = is.read();
-                if (verdict < 0) {
-                    throw new FileTransferException("the peer went away (connection closed) before its verdict", null);
+                md.update(buf.flip());
+                if (i == corruptChunk) {
+                    buf.put(len / 2, (byte) ~buf.get(len / 2));   // test: damaged after the checksum
                 }
-                if (verdict != 1) {
-                    throw new FileTransferException("checksum mismatch: the receiver's SHA-256 of " + size
-                            + " bytes differs from the sender's", null, true);
-                }
-                return new TransferResult(size, n, digest, "tcp");
-            } catch (SocketTimeoutException e) {
-                throw new FileTransferException("no verdict within " + timeout + ": the peer is gone or stuck", e);
-            } catch (FileTransferException e) {
-                throw e;
-            } catch (IOException e) {
-                throw new FileTransferException("the peer went away (" + e.getMessage() + ") mid-transfer", e);
+                tc.writeFully(buf.position(0), "room to send a chunk");
             }
-        }
-    }
-
-    private static void writeFully(SocketChannel sc, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            sc.write(b);
+            byte[] digest = md.digest();
+            sc.setOption(StandardSocketOptions.TCP_NODELAY, true);   // pushes out the tail; the SHA-256 goes at once
+            buf.clear().put(digest).flip();
+            tc.writeFully(buf, "room to send the SHA-256");
+            buf.clear().limit(1);
+            tc.readFully(buf, "verdict");
+            if (buf.get(0) != 1) {
+                throw new FileTransferException("checksum mismatch: the receiver's SHA-256 of " + size
+                        + " bytes differs from the sender's", null, true);
+            }
+            return new TransferResult(size, n, digest, "tcp");
         }
     }
 }

@@ -32,7 +32,24 @@ public record RpcFrame(long requestId, int code, byte[] payload) {
 
     /** The whole frame, header and payload. */
     public byte[] encode() {
-        return ByteBuffer.allocate(HEADER + payload.length).putLong(requestId).putInt(code).putInt(payload.length).put(payload).array();
+        return put(ByteBuffer.allocate(HEADER + payload.length), requestId, code, payload).array();
+    }
+
+    /**
+     * Appends this frame to {@code b} (at its position, which advances by {@link #HEADER} + payload bytes).
+     *
+     * @throws java.nio.BufferOverflowException when {@code b} has less room than that
+     */
+    public void encodeInto(ByteBuffer b) {
+        put(b, requestId, code, payload);
+    }
+
+    /** Appends the frame {@code (requestId, code, payload)} to {@code b}; returns {@code b}. */
+    static ByteBuffer put(ByteBuffer b, long requestId, int code, byte[] payload) {
+        if (b.remaining() < HEADER + payload.length) {
+            throw new java.nio.BufferOverflowException();
+        }
+        return b.putLong(requestId).putInt(code).putInt(payload.length).put(payload);
     }
 
     /**
@@ -56,39 +73,49 @@ public record RpcFrame(long requestId, int code, byte[] payload) {
         return new RpcFrame(id, code, p);
     }
 
-    /** An error response with {@code message} as its payload. */
-    static RpcFrame error(long requestId, int status, String message) {
-        return new RpcFrame(requestId, status, message.getBytes(StandardCharsets.UTF_8));
+    /** An error response with {@code message} as its payload, cut to {@code limit - HEADER} bytes. */
+    static RpcFrame error(long requestId, int status, String message, int limit) {
+        byte[] m = message.getBytes(StandardCharsets.UTF_8);
+        if (HEADER + m.length > limit) {
+            m = java.util.Arrays.copyOf(m, Math.max(0, limit - HEADER));   // a long exception text
+        }
+        return new RpcFrame(requestId, status, m);
     }
 
     /**
      * The response to {@code request} from {@code handlers}, refused with {@link #TOO_LARGE} when its
-     * frame would exceed {@code limit} bytes. Runs in the caller's thread (the server's connection thread).
+     * frame would exceed {@code limit} bytes; an error's message is cut to fit, so the response is never
+     * over the limit. Runs in the caller's thread (the server's connection or selector thread).
      */
     static RpcFrame answer(RpcFrame request, java.util.Map<Integer, RpcHandler> handlers, int limit) {
         RpcHandler h = handlers.get(request.code());
         if (h == null) {
-            return error(request.requestId(), UNKNOWN_METHOD, "rpc: unknown method " + request.code());
+            return error(request.requestId(), UNKNOWN_METHOD, "rpc: unknown method " + request.code(), limit);
         }
         byte[] result;
         try {
             result = h.handle(request.payload());
         } catch (RuntimeException e) {
-            return error(request.requestId(), HANDLER_ERROR, "rpc: method " + request.code() + " failed: " + e);
+            return error(request.requestId(), HANDLER_ERROR, "rpc: method " + request.code() + " failed: " + e, limit);
         }
         if (HEADER + result.length > limit) {
             return error(request.requestId(), TOO_LARGE, "rpc: the response of method " + request.code() + " is "
-                    + result.length + " bytes, over the limit of " + (limit - HEADER) + " payload bytes");
+                    + result.length + " bytes, over the limit of " + (limit - HEADER) + " payload bytes", limit);
         }
         return new RpcFrame(request.requestId(), OK, result);
     }
 
     /** Completes {@code f} from {@code response}: the payload, or an {@link RpcException} for an error status. */
     static void complete(java.util.concurrent.CompletableFuture<byte[]> f, RpcFrame response) {
-        if (response.code() == OK) {
-            f.complete(response.payload());
+        complete(f, response.code(), response.payload());
+    }
+
+    /** Completes {@code f} from a response's status {@code code} and {@code payload}. */
+    static void complete(java.util.concurrent.CompletableFuture<byte[]> f, int code, byte[] payload) {
+        if (code == OK) {
+            f.complete(payload);
         } else {
-            f.completeExceptionally(new RpcException(response.code(), new String(response.payload(), StandardCharsets.UTF_8)));
+            f.completeExceptionally(new RpcException(code, new String(payload, StandardCharsets.UTF_8)));
         }
     }
 }
