@@ -139,11 +139,15 @@ public final class RdmaFileReceiver implements AutoCloseable {
             byte[] ours = md.digest();
             boolean ok = Arrays.equals(theirs, ours);
             credit.putBytes(0, new byte[] {FileProtocol.RESULT, (byte) (ok ? 1 : 0)});
-            FileProtocol.await(ep.send(credit, 0, 2), timeout, "RESULT");
-            try {                                                 // the sender closes once it took RESULT:
-                FileProtocol.take(ep, timeout, "the sender's disconnect").close();   // closing first could
-            } catch (FileTransferException expected) {             // overtake RESULT on its side
-                // closed (or timed out): either way the sender had the time to take RESULT
+            try {
+                // the sender closes once it took RESULT (closing first could overtake RESULT on its side);
+                // its disconnect travels apart from the data (CM messages, not this QP), so it can also
+                // overtake the ACK of RESULT here and fail the SEND with the endpoint: the verdict is
+                // ours either way, RESULT only tells the sender
+                FileProtocol.await(ep.send(credit, 0, 2), timeout, "RESULT");
+                FileProtocol.take(ep, timeout, "the sender's disconnect").close();
+            } catch (FileTransferException expected) {
+                // closed (or timed out): the sender took RESULT and left, or went away without it
             }
             if (!ok) {
                 throw new FileTransferException("checksum mismatch: received " + size + " bytes whose SHA-256 differs from the sender's",
