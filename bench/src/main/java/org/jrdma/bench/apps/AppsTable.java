@@ -167,10 +167,15 @@ public final class AppsTable implements Callable<Integer> {
             String s0 = siw ? "jsiw0" : "jrxe0";
             String s1 = siw ? "jsiw1" : "jrxe1";
             String a = siw ? d.siw0() : d.rxe0();
-            RawVerbs.writeLat(s0, s1, a, siw, c.latSize(), Math.max(5, c.latIters() / 10));            // warm-up
-            RawVerbs.Lat l = RawVerbs.writeLat(s0, s1, a, siw, c.latSize(), c.latIters());
-            rows.add(Row.of(lat, siw ? SIW : RXE, l.p50Us(), l.p99Us(), 1e6 / (2 * l.avgUs()), "ops/s",
-                    l.cpuNs() / 1e3 / l.iters(), "us/op", siw ? Copies.WRITE_SIW : Copies.WRITE_RXE, tcpLat));
+            Copies copies = siw ? Copies.WRITE_SIW : Copies.WRITE_RXE;
+            try {
+                RawVerbs.writeLat(s0, s1, a, siw, c.latSize(), Math.max(5, c.latIters() / 10));            // warm-up
+                RawVerbs.Lat l = RawVerbs.writeLat(s0, s1, a, siw, c.latSize(), c.latIters());
+                rows.add(Row.of(lat, siw ? SIW : RXE, l.p50Us(), l.p99Us(), 1e6 / (2 * l.avgUs()), "ops/s",
+                        l.cpuNs() / 1e3 / l.iters(), "us/op", copies, tcpLat));
+            } catch (IllegalStateException e) {
+                rows.add(failed(lat, siw ? SIW : RXE, copies, e, log));
+            }
         }
         rows.add(tcpLat);
 
@@ -184,10 +189,15 @@ public final class AppsTable implements Callable<Integer> {
             String s0 = siw ? "jsiw0" : "jrxe0";
             String s1 = siw ? "jsiw1" : "jrxe1";
             String a = siw ? d.siw0() : d.rxe0();
-            RawVerbs.writeBw(s0, s1, a, siw, c.bwSize(), Math.max(5, c.bwIters() / 10));              // warm-up
-            RawVerbs.Bw b = RawVerbs.writeBw(s0, s1, a, siw, c.bwSize(), c.bwIters());
-            rows.add(Row.of(bw, siw ? SIW : RXE, Double.NaN, Double.NaN, b.mbPerSecond(), "MB/s", b.cpuNs() / 1e9 / (b.bytes() / 1e9),
-                    "s/GB", siw ? Copies.WRITE_SIW : Copies.WRITE_RXE, tcpBw));
+            Copies copies = siw ? Copies.WRITE_SIW : Copies.WRITE_RXE;
+            try {
+                RawVerbs.writeBw(s0, s1, a, siw, c.bwSize(), Math.max(5, c.bwIters() / 10));              // warm-up
+                RawVerbs.Bw b = RawVerbs.writeBw(s0, s1, a, siw, c.bwSize(), c.bwIters());
+                rows.add(Row.of(bw, siw ? SIW : RXE, Double.NaN, Double.NaN, b.mbPerSecond(), "MB/s",
+                        b.cpuNs() / 1e9 / (b.bytes() / 1e9), "s/GB", copies, tcpBw));
+            } catch (IllegalStateException e) {
+                rows.add(failed(bw, siw ? SIW : RXE, copies, e, log));
+            }
         }
         rows.add(tcpBw);
 
@@ -232,6 +242,19 @@ public final class AppsTable implements Callable<Integer> {
         rows.add(Row.notMeasured("RPC", "lab: native rxe", Copies.RPC_RDMA.onHardware(0), LAB_NOTE));
         rows.add(Row.notMeasured("file", "lab: native rxe", Copies.FILE_RDMA.onHardware(2), LAB_NOTE));
         return rows;
+    }
+
+    /**
+     * A raw-verbs row whose tool failed every attempt ({@link RawVerbs#ATTEMPTS}): the table goes on, the row says why
+     * (e.g. "failed: completion with error at client: transport retry counter exceeded").
+     */
+    private static Row failed(String workload, String transport, Copies copies, IllegalStateException e, PrintStream log) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        int at = m.lastIndexOf("completion with error");
+        String why = at >= 0 ? m.substring(at, m.indexOf('(', at) > 0 ? m.indexOf('(', at) : m.length()).strip()
+                : m.replaceAll("\\s+", " ");
+        log.println("apps: " + workload + " over " + transport + " failed " + RawVerbs.ATTEMPTS + " times, left out: " + m.replaceAll("\\s+", " "));
+        return Row.notMeasured(workload, transport, copies, "failed: " + (why.length() > 80 ? why.substring(0, 80) : why));
     }
 
     private static Row kvRow(String w, String transport, KvBench.Result r, Copies copies, Row baseline) {

@@ -93,24 +93,25 @@ final class TableFormat {
     static String why() {
         return """
                 Why soft RDMA loses to TCP here. On one host both transports ride the kernel's loopback, which is
-                TCP's fast path: a send is one copy into a socket buffer and a wake-up of the reader, and the
-                loopback device hands that buffer straight to the receiving socket, with no NIC, no interrupt
-                and no wire. Soft RDMA runs the whole NIC in Java on top of that same kernel path: each message
-                is copied by the provider from registered memory into a packet (jrxe) or FPDU (jsiw), given
-                an ICRC or CRC, pushed through UDP or TCP (the kernel's two copies), received by the peer
-                device's I/O thread, checked, and copied again into the target memory; then a completion is
-                handed to the application's polling thread. That is two extra copies and at least two thread
-                hand-offs per message on top of TCP's work, and on this 2-core machine, shared with other
-                jobs, the application threads, the devices' I/O threads and the peer contend for the same two
-                cores, so every hand-off can cost a scheduler slice (the p99 column). The one-sided and
-                zero-copy designs still show in the counts: a KV GET needs no server thread, and the RDMA paths
-                copy less in the application than their TCP twins. On hardware (an RDMA NIC: ConnectX, or the
-                kernel's rxe/siw only as a correctness stand-in) the provider and kernel copies and the device
-                threads are gone: the NIC reads and writes registered memory by DMA, computes the ICRC, handles
-                ACKs and retransmission, and the CPU only posts work requests and polls completions, so CPU per
-                operation and per GB falls to the application's own, and latency to the wire's plus a PCIe
-                round trip. None of that is visible in software on one host; the lab rows run the native
-                provider on emulated devices (rxe in VMs), which checks correctness, not speed.
+                TCP's fast path: a send is one copy into a socket buffer and a wake-up of the reader; loopback
+                hands that buffer straight to the receiving socket, with no NIC, no interrupt and no wire. Soft
+                RDMA runs the whole NIC in Java on top of that same kernel path: the provider copies each message
+                from registered memory into a packet (jrxe) or FPDU (jsiw), adds an ICRC or CRC, pushes it through
+                UDP or TCP (the kernel's two copies), the peer device's I/O thread receives and checks it and
+                copies it into the target memory, and a completion is handed to the application's polling
+                thread: two more copies than TCP and at least two thread hand-offs per message. With two cores
+                shared by other jobs, the application threads, both devices' I/O threads and the peer take
+                turns on the same cores, so each hand-off can cost a scheduler slice (the p99 column, and RDMA's
+                CPU per operation, which counts the spinning). jrxe suffers most under load: its device threads
+                busy-poll (spin, then yield, for spinMicros = 200 us) where jsiw's block in a selector.
+                What the design saves still shows in the copy counts: a KV GET is one-sided (no server thread) and
+                copies 5 times against TCP's 7; the RPC example copies more than its TCP twin (byte[] frames
+                copied into and out of registered buffers), a cost of its API, not of RDMA. On an RDMA NIC the
+                provider's and the kernel's copies and the device threads are gone: the NIC moves registered
+                memory by DMA, computes the ICRC, handles ACKs and retransmission; the CPU posts work requests
+                and polls completions, so CPU per operation and per GB falls to the application's own, and
+                latency to the wire's plus a PCIe round trip. None of that can show in software on one host; the
+                lab rows (the native provider on emulated rxe devices in VMs) check correctness, not speed.
                 """;
     }
 
