@@ -35,8 +35,8 @@ import picocli.CommandLine.Option;
  *
  * <p>Devices come from {@code -Djrdma.devices}, which must name jrxe0, jrxe1, jsiw0 and jsiw1 on
  * loopback addresses (the servers on jrxe0/jsiw0); {@code bench/apps} picks a random 127.x pair.
- * Everything runs on the caller's thread except what the benches start; the whole table takes
- * about a minute with the defaults on two idle cores (about 3 minutes at load 8).
+ * Everything runs on the caller's thread except what the benches start; the whole table took
+ * 246-268 s with the defaults on two cores at load 22-40 (an idle machine was not tried).
  *
  * <pre>
  * bench/apps [--lat-iters N] [--bw-iters N] [--kv-gets N] [--rpc-seconds S] [--rpc-callers N] [--file-mib M]
