@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  * Prints one line {@code RESULT key=value ...} ({@code gbit} is 10^9 bit/s of TCP payload, {@code us}
  * microseconds). Plain main program: {@code java -cp bench/target/classes org.jrdma.bench.net.TcpCeiling ...}.
+ * {@link #connect}, {@link #bw} and {@link #lat} are also called in-process by
+ * {@code org.jrdma.bench.apps.AppsTable} (issue 15), which takes their results as records.
  */
 public final class TcpCeiling {
     private TcpCeiling() {
@@ -38,15 +40,32 @@ public final class TcpCeiling {
         SocketChannel[] pair = connect(args[3], args[4]);
         try (SocketChannel a = pair[0]; SocketChannel b = pair[1]) {
             if (args[0].equals("bw")) {
-                bw(size, Double.parseDouble(args[2]), a, b);
+                BwResult r = bw(size, Double.parseDouble(args[2]), a, b);
+                System.out.printf(Locale.ROOT, "RESULT gbit=%.3f bytes=%d sent=%d size=%d%n", r.gbit(), r.bytes(), r.sent(), size);
             } else {
-                lat(size, Integer.parseInt(args[2]), a, b);
+                LatResult r = lat(size, Integer.parseInt(args[2]), a, b);
+                System.out.printf(Locale.ROOT, "RESULT half_rtt_median_us=%.2f half_rtt_avg_us=%.2f iters=%d size=%d%n",
+                        r.medianUs(), r.avgUs(), r.iters(), size);
             }
         }
     }
 
-    /** A connected pair: [0] bound on {@code a}, [1] the accepted end on {@code b}. */
-    static SocketChannel[] connect(String a, String b) throws IOException {
+    /**
+     * A stream run: {@code gbit} 10^9 bit/s of payload the reader got between its first and last byte,
+     * {@code bytes} it got, {@code sent} bytes the writer wrote, {@code size} bytes per write.
+     */
+    public record BwResult(double gbit, long bytes, long sent, int size) {
+    }
+
+    /**
+     * A ping-pong run: the half round trip in microseconds, median, mean and 99th percentile, over
+     * {@code iters} timed round trips of {@code size}-byte messages.
+     */
+    public record LatResult(double medianUs, double avgUs, double p99Us, int iters, int size) {
+    }
+
+    /** A connected pair: [0] bound on {@code a}, [1] the accepted end on {@code b} (TCP_NODELAY on both). */
+    public static SocketChannel[] connect(String a, String b) throws IOException {
         try (ServerSocketChannel ss = ServerSocketChannel.open()) {
             ss.bind(new InetSocketAddress(b, 0));
             SocketChannel c = SocketChannel.open();
@@ -60,7 +79,8 @@ public final class TcpCeiling {
         }
     }
 
-    static void bw(int size, double seconds, SocketChannel tx, SocketChannel rx) throws Exception {
+    /** Streams {@code size}-byte writes from {@code tx} to a reader thread on {@code rx} for {@code seconds}; shuts {@code tx}'s output down. */
+    public static BwResult bw(int size, double seconds, SocketChannel tx, SocketChannel rx) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         long[] r = new long[3]; // bytes, first ns, last ns
         Thread reader = new Thread(() -> {
@@ -100,10 +120,11 @@ public final class TcpCeiling {
         reader.join();
         double secs = (r[2] - r[1]) / 1e9;
         double gbit = secs > 0 ? r[0] * 8 / secs / 1e9 : 0;
-        System.out.printf(Locale.ROOT, "RESULT gbit=%.3f bytes=%d sent=%d size=%d%n", gbit, r[0], sent, size);
+        return new BwResult(gbit, r[0], sent, size);
     }
 
-    static void lat(int size, int iters, SocketChannel ping, SocketChannel pong) throws Exception {
+    /** Ping-pong of {@code size}-byte messages, {@code iters} timed after {@code iters/10} (at least 10) untimed; both channels are left non-blocking. */
+    public static LatResult lat(int size, int iters, SocketChannel ping, SocketChannel pong) throws Exception {
         ping.configureBlocking(false);
         pong.configureBlocking(false);
         int warm = Math.max(iters / 10, 10);
@@ -151,7 +172,7 @@ public final class TcpCeiling {
         Arrays.sort(rtt);
         double median = rtt[iters / 2] / 2.0 / 1000;
         double avg = Arrays.stream(rtt).average().orElse(0) / 2.0 / 1000;
-        System.out.printf(Locale.ROOT, "RESULT half_rtt_median_us=%.2f half_rtt_avg_us=%.2f iters=%d size=%d%n",
-                median, avg, iters, size);
+        double p99 = rtt[Math.min(iters - 1, (int) (iters * 0.99))] / 2.0 / 1000;
+        return new LatResult(median, avg, p99, iters, size);
     }
 }

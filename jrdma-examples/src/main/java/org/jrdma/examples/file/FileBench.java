@@ -26,6 +26,8 @@ import org.jrdma.app.EndpointGroup;
  * 10^9 bytes. CPU is the whole process's ({@code com.sun.management.OperatingSystemMXBean}
  * process CPU time), so it counts both ends and, for RDMA, the soft device's threads: on one host soft
  * RDMA is software over the kernel's UDP or TCP, so this compares software costs, not a NIC's offload.
+ * {@link #compare} runs the same in-process and returns the results ({@code org.jrdma.bench.apps.AppsTable},
+ * issue 15).
  */
 public final class FileBench {
     private FileBench() {
@@ -37,11 +39,53 @@ public final class FileBench {
         long mb = args.length > 2 ? Long.parseLong(args[2]) : 64;
         int chunk = (args.length > 3 ? Integer.parseInt(args[3]) : 64) * 1024;
         int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
+        Comparison c = compare(receiver, sender, mb << 20, chunk, rounds);
+        report(c.rdma());
+        report(c.tcp());
+    }
+
+    /**
+     * The timed transfers of one transport: {@code kind} the RDMA transfer's transport ("rdma-imm",
+     * "rdma-send", as {@link TransferResult#transport()}) or "tcp", {@code bytes} all rounds together,
+     * {@code wallNs} and {@code cpuNs} (the process's CPU time: all the JVM's threads, both ends and
+     * the soft device's) summed over the rounds, {@code rounds} transfers.
+     */
+    public record Result(String kind, long bytes, long wallNs, long cpuNs, int rounds) {
+        /** 10^6 bytes per second. */
+        public double mbPerSecond() {
+            return bytes / 1e6 / (wallNs / 1e9);
+        }
+
+        /** CPU seconds per 10^9 bytes. */
+        public double cpuSecondsPerGb() {
+            return cpuNs / 1e9 / (bytes / 1e9);
+        }
+
+        /** The latency of one whole transfer, mean, microseconds. */
+        public double meanTransferUs() {
+            return wallNs / 1e3 / rounds;
+        }
+    }
+
+    /** The two transports' results of one {@link #compare} run. */
+    public record Comparison(Result rdma, Result tcp) {
+    }
+
+    /**
+     * Makes a file of {@code bytes} random bytes in a temporary directory (deleted at the end), then
+     * transfers it {@code rounds} times over RDMA and over TCP, interleaved, after one untimed round
+     * each; the receiver on {@code receiver}, the sender binds {@code sender}; {@code chunk} bytes per
+     * chunk, a ring of {@link RdmaFileReceiver#DEFAULT_CHUNKS}.
+     *
+     * @throws FileTransferException when a transfer fails (a checksum mismatch, a peer gone, 60 s silence)
+     */
+    public static Comparison compare(InetAddress receiver, InetAddress sender, long bytes, int chunk, int rounds)
+            throws Exception {
         Duration timeout = Duration.ofSeconds(60);
         Path dir = Files.createTempDirectory("filebench");
         Path in = dir.resolve("in");
         Path out = dir.resolve("out");
-        randomFile(in, mb << 20, 1);
+        randomFile(in, bytes, 1);
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (EndpointGroup g = EndpointGroup.create(new EndpointConfig());
              RdmaFileReceiver rr = RdmaFileReceiver.listen(g, new InetSocketAddress(receiver, 0), chunk, RdmaFileReceiver.DEFAULT_CHUNKS);
@@ -60,19 +104,19 @@ public final class FileBench {
             tcp.run();
             long[] wall = new long[2];
             long[] cpu = new long[2];
-            long bytes = 0;
+            long moved = 0;
             for (int i = 0; i < rounds; i++) {
                 Transfer[] both = {rdma, tcp};
                 for (int k = 0; k < 2; k++) {
                     long c0 = os.getProcessCpuTime();
                     long t0 = System.nanoTime();
-                    bytes = both[k].run().bytes();
+                    moved = both[k].run().bytes();
                     wall[k] += System.nanoTime() - t0;
                     cpu[k] += os.getProcessCpuTime() - c0;
                 }
             }
-            report(kind, bytes * rounds, wall[0], cpu[0]);
-            report("tcp", bytes * rounds, wall[1], cpu[1]);
+            return new Comparison(new Result(kind, moved * rounds, wall[0], cpu[0], rounds),
+                    new Result("tcp", moved * rounds, wall[1], cpu[1], rounds));
         } finally {
             Files.deleteIfExists(in);
             Files.deleteIfExists(out);
@@ -119,8 +163,8 @@ public final class FileBench {
         }
     }
 
-    private static void report(String kind, long bytes, long wallNs, long cpuNs) {
-        System.out.printf("RESULT kind=%s bytes=%d mb_per_s=%.1f cpu_s_per_gb=%.2f%n", kind, bytes,
-                bytes / 1e6 / (wallNs / 1e9), cpuNs / 1e9 / (bytes / 1e9));
+    private static void report(Result r) {
+        System.out.printf("RESULT kind=%s bytes=%d mb_per_s=%.1f cpu_s_per_gb=%.2f%n", r.kind(), r.bytes(),
+                r.mbPerSecond(), r.cpuSecondsPerGb());
     }
 }

@@ -1,5 +1,6 @@
 package org.jrdma.examples.kv;
 
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,8 @@ import org.jrdma.app.EndpointGroup;
  * Prints {@code RESULT kind=rdma|tcp gets=... ops_per_s=... p50_us=... p99_us=... torn=...}. On one host
  * both ride the kernel's loopback, and soft RDMA's READ is a UDP round trip plus a software
  * responder, so this shows what the one-sided design costs and saves in software (no server thread
- * per GET), not a NIC's advantage.
+ * per GET), not a NIC's advantage. {@link #compare} runs the same in-process and returns the
+ * results ({@code org.jrdma.bench.apps.AppsTable}, issue 15).
  */
 public final class KvBench {
     private KvBench() {
@@ -32,6 +34,38 @@ public final class KvBench {
         InetAddress client = InetAddress.getByName(args[1]);
         int keys = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
         int gets = args.length > 3 ? Integer.parseInt(args[3]) : 50_000;
+        Comparison c = compare(server, client, keys, gets);
+        report(c.rdma());
+        report(c.tcp());
+        System.out.printf("rdma/tcp: p50 %.2f, p99 %.2f, throughput %.2f%n", (double) c.rdma().p50Us() / c.tcp().p50Us(),
+                (double) c.rdma().p99Us() / c.tcp().p99Us(), c.rdma().opsPerSecond() / c.tcp().opsPerSecond());
+    }
+
+    /**
+     * The GETs of one transport: {@code gets} timed, {@code opsPerSecond} over their wall time, latency
+     * percentiles in microseconds (each GET alone, closed loop), {@code cpuNs} the process's CPU time
+     * (all the JVM's threads: client, server, the soft device's) over the timed GETs, {@code torn} reads
+     * retried for a torn slot (RDMA only, else 0).
+     */
+    public record Result(String kind, long gets, double opsPerSecond, long p50Us, long p99Us, long cpuNs, long torn) {
+        /** Process CPU nanoseconds per GET. */
+        public double cpuNsPerOp() {
+            return gets == 0 ? 0 : (double) cpuNs / gets;
+        }
+    }
+
+    /** The two transports' results of one {@link #compare} run. */
+    public record Comparison(Result rdma, Result tcp) {
+    }
+
+    /**
+     * Loads {@code keys} keys, then times {@code gets} GETs over RDMA and {@code gets} over TCP,
+     * interleaved in halves (RDMA, TCP, RDMA, TCP), each half after {@code gets}/20 untimed GETs. The
+     * server listens on {@code server}, the client binds {@code client} (jrdma devices' addresses).
+     *
+     * @throws AssertionError when a GET returns a wrong value or a loaded key is missing
+     */
+    public static Comparison compare(InetAddress server, InetAddress client, int keys, int gets) throws Exception {
         int buckets = Integer.highestOneBit(keys * 8);            // a load factor of 1/8 to 1/4
         try (EndpointGroup g = EndpointGroup.create(new EndpointConfig());
              RdmaKvServer rs = RdmaKvServer.start(g, new InetSocketAddress(server, 0), buckets);
@@ -45,15 +79,12 @@ public final class KvBench {
             Histogram hr = new Histogram(3);
             Histogram ht = new Histogram(3);
             long[] wall = new long[2];
+            long[] cpu = new long[2];
             for (int round = 0; round < 2; round++) {         // interleaved: RDMA, TCP, RDMA, TCP
-                wall[0] += run(rc::get, keys, gets / 2, hr);
-                wall[1] += run(tc::get, keys, gets / 2, ht);
+                run(rc::get, keys, gets / 2, hr, wall, cpu, 0);
+                run(tc::get, keys, gets / 2, ht, wall, cpu, 1);
             }
-            report("rdma", hr, wall[0], rc.tornReads());
-            report("tcp", ht, wall[1], 0);
-            System.out.printf("rdma/tcp: p50 %.2f, p99 %.2f, throughput %.2f%n",
-                    (double) hr.getValueAtPercentile(50) / ht.getValueAtPercentile(50),
-                    (double) hr.getValueAtPercentile(99) / ht.getValueAtPercentile(99), (double) wall[1] / wall[0]);
+            return new Comparison(result("rdma", hr, wall[0], cpu[0], rc.tornReads()), result("tcp", ht, wall[1], cpu[1], 0));
         }
     }
 
@@ -61,11 +92,12 @@ public final class KvBench {
         byte[] get(byte[] key);
     }
 
-    private static long run(Get get, int keys, int n, Histogram h) {
+    private static void run(Get get, int keys, int n, Histogram h, long[] wall, long[] cpu, int at) {
         SplittableRandom r = new SplittableRandom(1);
         for (int i = 0; i < n / 10; i++) {
             check(get.get(key(r.nextInt(keys))));
         }
+        long c0 = processCpuNs();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             int k = r.nextInt(keys);
@@ -76,7 +108,13 @@ public final class KvBench {
                 throw new AssertionError("GET " + k + " gave a wrong value");
             }
         }
-        return System.nanoTime() - t0;
+        wall[at] += System.nanoTime() - t0;
+        cpu[at] += processCpuNs() - c0;
+    }
+
+    /** The CPU time of all the JVM's threads so far, ns ({@code com.sun.management.OperatingSystemMXBean}). */
+    static long processCpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void check(byte[] v) {
@@ -85,9 +123,14 @@ public final class KvBench {
         }
     }
 
-    private static void report(String kind, Histogram h, long wallNs, long torn) {
-        System.out.printf("RESULT kind=%s gets=%d ops_per_s=%.0f p50_us=%d p99_us=%d torn=%d%n", kind, h.getTotalCount(),
-                h.getTotalCount() / (wallNs / 1e9), h.getValueAtPercentile(50), h.getValueAtPercentile(99), torn);
+    private static Result result(String kind, Histogram h, long wallNs, long cpuNs, long torn) {
+        return new Result(kind, h.getTotalCount(), h.getTotalCount() / (wallNs / 1e9), h.getValueAtPercentile(50),
+                h.getValueAtPercentile(99), cpuNs, torn);
+    }
+
+    private static void report(Result r) {
+        System.out.printf("RESULT kind=%s gets=%d ops_per_s=%.0f p50_us=%d p99_us=%d torn=%d%n", r.kind(), r.gets(),
+                r.opsPerSecond(), r.p50Us(), r.p99Us(), r.torn());
     }
 
     static byte[] key(int i) {

@@ -1,5 +1,6 @@
 package org.jrdma.examples.rpc;
 
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import org.jrdma.app.EndpointGroup;
  *
  * Prints {@code RESULT kind=... concurrency=... calls=... rps=... p50_us=... p99_us=... p999_us=...}
  * per level. Credits (calls in flight) are the endpoints' recvDepth, 32, so levels above 32 wait.
+ * {@link #measure} runs the same in-process and returns the results ({@code org.jrdma.bench.apps.AppsTable},
+ * issue 15).
  */
 public final class RpcBench {
     private static final int ECHO = 1;
@@ -38,32 +41,72 @@ public final class RpcBench {
         String[] levels = (args.length > 3 ? args[3] : "1,4,16").split(",");
         int seconds = args.length > 4 ? Integer.parseInt(args[4]) : 5;
         int size = args.length > 5 ? Integer.parseInt(args[5]) : 64;
+        if (!kind.equals("tcp") && !kind.equals("rdma")) {
+            throw new IllegalArgumentException("usage: RpcBench rdma|tcp SERVER CLIENT [LEVELS [SECONDS [SIZE]]]");
+        }
+        int[] l = new int[levels.length];
+        for (int i = 0; i < l.length; i++) {
+            l[i] = Integer.parseInt(levels[i]);
+        }
+        for (Result r : measure(kind, server, client, l, TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(seconds), size)) {
+            System.out.printf("RESULT kind=%s concurrency=%d size=%d calls=%d rps=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f%n",
+                    r.kind(), r.concurrency(), r.size(), r.calls(), r.callsPerSecond(), r.p50Us(), r.p99Us(), r.p999Us());
+        }
+    }
+
+    /**
+     * One concurrency level: {@code calls} timed calls of {@code size}-byte echoes (at least one per
+     * caller, which may stretch the window past its end on a slow machine), calls per second over the
+     * timed window, latency percentiles in microseconds, {@code cpuNs} the process's CPU
+     * time (all the JVM's threads: callers, client and server, the soft device's) over about the
+     * timed window.
+     */
+    public record Result(String kind, int concurrency, int size, long calls, double callsPerSecond,
+                         double p50Us, double p99Us, double p999Us, long cpuNs) {
+        /** Process CPU nanoseconds per call. */
+        public double cpuNsPerOp() {
+            return calls == 0 ? 0 : (double) cpuNs / calls;
+        }
+    }
+
+    /**
+     * Runs each of {@code levels} (caller threads, each one call outstanding) for {@code warmNs}
+     * untimed then {@code timedNs} timed, over {@code kind} "rdma" (the devices of {@code server} and
+     * {@code client}) or "tcp" (the same addresses).
+     *
+     * @throws IllegalArgumentException for another kind
+     */
+    public static List<Result> measure(String kind, InetAddress server, InetAddress client, int[] levels,
+                                       long warmNs, long timedNs, int size) throws Exception {
         RpcHandler echo = p -> p;
+        List<Result> results = new ArrayList<>();
         if (kind.equals("tcp")) {
             try (TcpRpcServer s = TcpRpcServer.start(new InetSocketAddress(server, 0), LIMIT).register(ECHO, echo);
                  TcpRpcClient c = TcpRpcClient.connect(s.address(), LIMIT, CREDITS)) {
-                for (String l : levels) {
-                    run(kind, c, Integer.parseInt(l), seconds, size);
+                for (int l : levels) {
+                    results.add(run(kind, c, l, warmNs, timedNs, size));
                 }
             }
         } else if (kind.equals("rdma")) {
             try (EndpointGroup g = EndpointGroup.create(new EndpointConfig().recvDepth(CREDITS).recvBufferSize(LIMIT));
                  RdmaRpcServer s = RdmaRpcServer.start(g, new InetSocketAddress(server, 0), LIMIT).register(ECHO, echo);
                  RdmaRpcClient c = RdmaRpcClient.connect(g, s.address(), new InetSocketAddress(client, 0), LIMIT, CREDITS)) {
-                for (String l : levels) {
-                    run(kind, c, Integer.parseInt(l), seconds, size);
+                for (int l : levels) {
+                    results.add(run(kind, c, l, warmNs, timedNs, size));
                 }
             }
         } else {
-            throw new IllegalArgumentException("usage: RpcBench rdma|tcp SERVER CLIENT [LEVELS [SECONDS [SIZE]]]");
+            throw new IllegalArgumentException("RpcBench: kind rdma or tcp, not " + kind);
         }
+        return results;
     }
 
-    private static void run(String kind, RpcClient c, int concurrency, int seconds, int size) throws Exception {
+    private static Result run(String kind, RpcClient c, int concurrency, long warmNs, long timedNs, int size) throws Exception {
         Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
-        long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        long end = warmEnd + TimeUnit.SECONDS.toNanos(seconds);
+        long warmEnd = System.nanoTime() + warmNs;
+        long end = warmEnd + timedNs;
         long[] calls = new long[concurrency];
+        long[] last = new long[concurrency];
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < concurrency; i++) {
             int me = i;
@@ -71,7 +114,8 @@ public final class RpcBench {
                 byte[] payload = new byte[size];
                 Histogram mine = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 long n = 0;
-                for (long now = System.nanoTime(); now < end; ) {
+                long now = System.nanoTime();
+                while (now < end || n == 0) {                   // at least one timed call per caller
                     c.call(ECHO, payload).join();
                     long t = System.nanoTime();
                     if (now >= warmEnd) {
@@ -84,17 +128,29 @@ public final class RpcBench {
                     h.add(mine);
                 }
                 calls[me] = n;
+                last[me] = now;
             }));
         }
+        for (long now = System.nanoTime(); now < warmEnd; now = System.nanoTime()) {
+            Thread.sleep(Math.max(1, (warmEnd - now) / 1_000_000));
+        }
+        long cpu0 = processCpuNs();
         for (Thread t : threads) {
             t.join();
         }
+        long cpu = processCpuNs() - cpu0;
         long total = 0;
-        for (long n : calls) {
-            total += n;
+        long timedEnd = end;
+        for (int i = 0; i < concurrency; i++) {
+            total += calls[i];
+            timedEnd = Math.max(timedEnd, last[i]);
         }
-        System.out.printf("RESULT kind=%s concurrency=%d size=%d calls=%d rps=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f%n",
-                kind, concurrency, size, total, total / (double) seconds, h.getValueAtPercentile(50) / 1e3,
-                h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3);
+        return new Result(kind, concurrency, size, total, total / ((timedEnd - warmEnd) / 1e9), h.getValueAtPercentile(50) / 1e3,
+                h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, cpu);
+    }
+
+    /** The CPU time of all the JVM's threads so far, ns ({@code com.sun.management.OperatingSystemMXBean}). */
+    private static long processCpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 }
