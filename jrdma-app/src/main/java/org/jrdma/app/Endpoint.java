@@ -85,8 +85,9 @@ import org.jrdma.verbs.WrOpcode;
  * <p><b>Allocation</b> (steady state, one operation at a time; measured by
  * {@code EndpointAllocationTest}, figures per kind in jrdma-app/README.md). The callback form
  * allocates nothing in the posting thread (0 bytes per operation of every kind, on soft RoCE and soft
- * iWARP) nor in the progress thread that completes it, apart from the JDK's condition node (32 bytes)
- * each time the idle progress thread blocks on a soft device's completion channel. The future form
+ * iWARP). The progress thread that completes it allocates nothing per completion; what it allocates
+ * comes with its idle waits (the JDK's 32-byte condition node each time it blocks on a soft device's
+ * completion channel, and a little more per wait not yet accounted for). The future form
  * allocates its {@link CompletableFuture} (24 bytes) in the posting thread, and an atomic's value is
  * boxed as a {@link Long} when the future completes (16 bytes, outside the Long cache). An atomic's
  * 8-byte result lives in the endpoint's results lease (a slot's 8 bytes; leased once at creation, so
