@@ -246,13 +246,17 @@ class EndpointAllocationTest {
         long pt = x.progress.threadId();
         Counter k = new Counter();
         callbacks(x, op, k, WARMUP);
-        // the same reads with nothing between them: what the reflective reads allocate themselves
-        long o0 = allocated(me);
-        allocated(pt);
-        x.clientGroup.idleWaits();
-        x.clientGroup.idleWaits();
-        allocated(pt);
-        long overhead = allocated(me) - o0;
+        // the same reads with nothing between them: what the reflective reads allocate themselves (the
+        // least of three: a one-off in between can only add)
+        long overhead = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            long o0 = allocated(me);
+            allocated(pt);
+            x.clientGroup.idleWaits();
+            x.clientGroup.idleWaits();
+            allocated(pt);
+            overhead = Math.min(overhead, allocated(me) - o0);
+        }
         long a0 = allocated(me);
         long p0 = allocated(pt);
         long w0 = x.clientGroup.idleWaits();
@@ -283,7 +287,7 @@ class EndpointAllocationTest {
             // (a JIT recompilation, say) does not: up to three attempts, the least kept
             for (int attempt = 1; attempt < 3 && r[2] != 0; attempt++) {
                 double[] again = measureCallbacks(x, op);
-                if (again[2] < r[2]) {
+                if (Math.abs(again[2]) < Math.abs(r[2])) {
                     r = again;
                 }
             }
