@@ -34,7 +34,9 @@ import org.jrdma.verbs.WrOpcode;
 
 /**
  * A connected RC endpoint: one CM ID, its QP and one CQ, with a {@link CompletableFuture} per work
- * request. Made by {@link EndpointGroup#connect} or {@link EndpointListener#accept}.
+ * request, or (the callback form of each operation) an {@link EndpointCompletionHandler} and an
+ * attachment kept in the work request's slot. Made by {@link EndpointGroup#connect} or
+ * {@link EndpointListener#accept}.
  *
  * <p><b>Operations.</b> {@link #send}, {@link #write}, {@link #writeWithImm}, {@link #read},
  * {@link #compareAndSwap} and {@link #fetchAndAdd} post one signaled work request over memory of a
@@ -74,24 +76,72 @@ import org.jrdma.verbs.WrOpcode;
  * completing a future). {@link #progress()} runs in one thread at a time (a try-lock: a concurrent
  * call returns 0). Lock order: progress lock → CM dispatcher lock → endpoint lock.
  *
- * <p><b>Allocation.</b> Each operation allocates its future (and an atomic an 8-byte result lease
- * from the pool, a hit in steady state); the work requests, SGEs and completion array are reused.
+ * <p><b>Callbacks.</b> {@code read(lease, offset, length, remote, remoteOffset, attachment, handler)}
+ * and the same form of every other send-queue operation post exactly as the future form and tell the
+ * handler instead (NIO's {@code CompletionHandler} style): once per posted operation, with the same
+ * outcomes and in the same threads as a future's (see {@link EndpointCompletionHandler}); a late
+ * completion of an operation already failed by a timeout or by the endpoint breaking tells nothing.
+ *
+ * <p><b>Allocation</b> (steady state, one operation at a time; measured by
+ * {@code EndpointAllocationTest}, figures per kind in jrdma-app/README.md). The callback form
+ * allocates nothing in the posting thread (0 bytes per operation of every kind, on soft RoCE and soft
+ * iWARP). The progress thread that completes it allocates nothing per completion; what it allocates
+ * comes with its idle waits (the JDK's 32-byte condition node each time it blocks on a soft device's
+ * completion channel, and a little more per wait not yet accounted for). The future form
+ * allocates its {@link CompletableFuture} (24 bytes) in the posting thread, and an atomic's value is
+ * boxed as a {@link Long} when the future completes (16 bytes, outside the Long cache). An atomic's
+ * 8-byte result lives in the endpoint's results lease (a slot's 8 bytes; leased once at creation, so
+ * an endpoint holds one more pool lease, returned by close), unless {@code 8 * sendDepth} is more than
+ * the pool's largest lease (then each atomic leases 8 bytes). The work request, its SGE and the
+ * completion array are reused; {@link #receive()} allocates its future, the {@link Received} and
+ * (reposting) the next receive buffer's {@link Lease}.
  */
 public final class Endpoint implements AutoCloseable {
     private static final long RECV = 1L << 62;
 
     private enum State { CONNECTING, CONNECTED, BROKEN, CLOSED }
 
-    private enum Kind { SEND, WRITE, WRITE_WITH_IMM, READ, COMP_SWAP, FETCH_ADD }
+    private enum Kind {
+        SEND("send"), WRITE("write"), WRITE_WITH_IMM("write_with_imm"), READ("read"), COMP_SWAP("comp_swap"), FETCH_ADD("fetch_add");
 
-    /** An outstanding send-queue work request (a slot, reused). */
+        /** The name in messages (made once: a post builds no string). */
+        final String what;
+
+        Kind(String what) {
+            this.what = what;
+        }
+
+        boolean atomic() {
+            return this == COMP_SWAP || this == FETCH_ADD;
+        }
+    }
+
+    /**
+     * An outstanding send-queue work request: a slot, reused, indexed by its wr_id. Exactly one of
+     * {@code future} and {@code handler} is set while it is active.
+     */
     private static final class Op {
         Kind kind;
         CompletableFuture<Object> future;
+        EndpointCompletionHandler<Object> handler;
+        Object attachment;
         Lease lease;
+        /** An atomic's own 8-byte result lease, when the endpoint has no {@code results} lease (else null). */
         Lease result;
         long deadline;
         boolean active;
+        /** The application was told (timeout, break, close) before the completion came: the completion tells nothing. */
+        boolean notified;
+
+        void clear() {
+            active = false;
+            notified = false;
+            future = null;
+            handler = null;
+            attachment = null;
+            lease = null;
+            result = null;
+        }
     }
 
     private final EndpointGroup group;
@@ -106,6 +156,12 @@ public final class Endpoint implements AutoCloseable {
     private final Object lock = new Object();
     private final ReentrantLock progressLock = new ReentrantLock();
     private final WorkCompletion[] wcs = new WorkCompletion[16];
+    /**
+     * The 8-byte results of atomics, one per slot ({@code slot * 8}), leased once so that an atomic leases
+     * nothing; null when {@code 8 * sendDepth} is more than the pool's largest lease (then each atomic
+     * leases 8 bytes).
+     */
+    private final Lease results;
     private final CompletableFuture<Void> established = new CompletableFuture<>();
     // guarded by lock
     private final Op[] ops;
@@ -141,17 +197,26 @@ public final class Endpoint implements AutoCloseable {
             freeOps[i] = ops.length - 1 - i;
         }
         this.freeCount = ops.length;
+        swr.sgList(ssge);
+        rwr.sgList(rsge);
         this.recvs = new Lease[cfg.recvDepth()];
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
-        this.cq = id.verbs().createCq(cfg.sendDepth() + cfg.recvDepth(), device.channel);
+        this.results = 8 * cfg.sendDepth() <= device.pool.maxLease() ? device.pool.lease(8 * cfg.sendDepth()) : null;
+        try {
+            this.cq = id.verbs().createCq(cfg.sendDepth() + cfg.recvDepth(), device.channel);
+        } catch (RuntimeException e) {
+            closeQuietly(results);
+            throw e;
+        }
         try {
             QpInitAttr a = new QpInitAttr().sendCq(cq).recvCq(cq);
             a.cap().maxSendWr(cfg.sendDepth()).maxRecvWr(cfg.recvDepth()).maxSendSge(1).maxRecvSge(1);
             this.qp = id.createQp(device.pd, a);
         } catch (RuntimeException e) {
             cq.close();
+            closeQuietly(results);
             throw e;
         }
         dispatch.register(id, this);
@@ -217,7 +282,7 @@ public final class Endpoint implements AutoCloseable {
 
     /** SEND of {@code [offset, offset + length)} of {@code lease} (RC SEND, signaled). */
     public CompletableFuture<Void> send(Lease lease, int offset, int length) {
-        return post(Kind.SEND, lease, offset, length, null, 0, 0, 0, 0);
+        return post(Kind.SEND, lease, offset, length, null, 0, 0, 0, 0, null, null);
     }
 
     /** SEND of the lease's first {@link Lease#length()} bytes. */
@@ -227,7 +292,7 @@ public final class Endpoint implements AutoCloseable {
 
     /** RDMA WRITE of {@code [offset, offset + length)} of {@code lease} to {@code remote} at {@code remoteOffset}. */
     public CompletableFuture<Void> write(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset) {
-        return post(Kind.WRITE, lease, offset, length, remote, remoteOffset, 0, 0, 0);
+        return post(Kind.WRITE, lease, offset, length, remote, remoteOffset, 0, 0, 0, null, null);
     }
 
     /**
@@ -235,12 +300,12 @@ public final class Endpoint implements AutoCloseable {
      * {@code imm} ({@link Received#immData()}), consuming one of its receive buffers.
      */
     public CompletableFuture<Void> writeWithImm(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset, int imm) {
-        return post(Kind.WRITE_WITH_IMM, lease, offset, length, remote, remoteOffset, imm, 0, 0);
+        return post(Kind.WRITE_WITH_IMM, lease, offset, length, remote, remoteOffset, imm, 0, 0, null, null);
     }
 
     /** RDMA READ of {@code length} bytes of {@code remote} at {@code remoteOffset} into {@code lease} at {@code offset}. */
     public CompletableFuture<Void> read(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset) {
-        return post(Kind.READ, lease, offset, length, remote, remoteOffset, 0, 0, 0);
+        return post(Kind.READ, lease, offset, length, remote, remoteOffset, 0, 0, 0, null, null);
     }
 
     /**
@@ -249,12 +314,64 @@ public final class Endpoint implements AutoCloseable {
      * happened if it equals {@code expect}). Needs REMOTE_ATOMIC on the peer's region.
      */
     public CompletableFuture<Long> compareAndSwap(RemoteBuffer remote, long remoteOffset, long expect, long swap) {
-        return post(Kind.COMP_SWAP, null, 0, 8, remote, remoteOffset, 0, expect, swap);
+        return post(Kind.COMP_SWAP, null, 0, 8, remote, remoteOffset, 0, expect, swap, null, null);
     }
 
     /** ATOMIC fetch-and-add of {@code add} to the 8 bytes of {@code remote} at {@code remoteOffset}; the value before. */
     public CompletableFuture<Long> fetchAndAdd(RemoteBuffer remote, long remoteOffset, long add) {
-        return post(Kind.FETCH_ADD, null, 0, 8, remote, remoteOffset, 0, add, 0);
+        return post(Kind.FETCH_ADD, null, 0, 8, remote, remoteOffset, 0, add, 0, null, null);
+    }
+
+    // ---- the same operations with a completion handler (nothing allocated per operation) ----
+
+    /**
+     * As {@link #send(Lease, int, int)}, telling {@code handler} instead of returning a future (value 0).
+     * Arguments are checked as there (EINVAL, ENOMEM thrown, nothing posted, the handler not called); on
+     * an endpoint that is not connected the handler's {@code failed} is called in this thread before
+     * this returns.
+     */
+    public <A> void send(Lease lease, int offset, int length, A attachment, EndpointCompletionHandler<? super A> handler) {
+        post(Kind.SEND, lease, offset, length, null, 0, 0, 0, 0, attachment, handler(handler));
+    }
+
+    /** As {@link #write}, telling {@code handler} (value 0); see {@link #send(Lease, int, int, Object, EndpointCompletionHandler)}. */
+    public <A> void write(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset, A attachment,
+                          EndpointCompletionHandler<? super A> handler) {
+        post(Kind.WRITE, lease, offset, length, remote, remoteOffset, 0, 0, 0, attachment, handler(handler));
+    }
+
+    /** As {@link #writeWithImm}, telling {@code handler} (value 0); see {@link #send(Lease, int, int, Object, EndpointCompletionHandler)}. */
+    public <A> void writeWithImm(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset, int imm, A attachment,
+                                 EndpointCompletionHandler<? super A> handler) {
+        post(Kind.WRITE_WITH_IMM, lease, offset, length, remote, remoteOffset, imm, 0, 0, attachment, handler(handler));
+    }
+
+    /** As {@link #read}, telling {@code handler} (value 0); see {@link #send(Lease, int, int, Object, EndpointCompletionHandler)}. */
+    public <A> void read(Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset, A attachment,
+                         EndpointCompletionHandler<? super A> handler) {
+        post(Kind.READ, lease, offset, length, remote, remoteOffset, 0, 0, 0, attachment, handler(handler));
+    }
+
+    /**
+     * As {@link #compareAndSwap(RemoteBuffer, long, long, long)}, telling {@code handler}, whose value is
+     * the 8 remote bytes before (no boxing); see {@link #send(Lease, int, int, Object, EndpointCompletionHandler)}.
+     */
+    public <A> void compareAndSwap(RemoteBuffer remote, long remoteOffset, long expect, long swap, A attachment,
+                                   EndpointCompletionHandler<? super A> handler) {
+        post(Kind.COMP_SWAP, null, 0, 8, remote, remoteOffset, 0, expect, swap, attachment, handler(handler));
+    }
+
+    /** As {@link #fetchAndAdd(RemoteBuffer, long, long)}, telling {@code handler} the value before; see the SEND form. */
+    public <A> void fetchAndAdd(RemoteBuffer remote, long remoteOffset, long add, A attachment, EndpointCompletionHandler<? super A> handler) {
+        post(Kind.FETCH_ADD, null, 0, 8, remote, remoteOffset, 0, add, 0, attachment, handler(handler));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static EndpointCompletionHandler<Object> handler(EndpointCompletionHandler<?> h) {
+        if (h == null) {
+            throw new NullPointerException("handler");
+        }
+        return (EndpointCompletionHandler<Object>) h;
     }
 
     /**
@@ -284,10 +401,14 @@ public final class Endpoint implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Checks, pins and posts one signaled work request into a free slot; with {@code handler} null
+     * returns its future, else null (the slot holds the handler and its attachment). Any thread.
+     */
     @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> post(Kind kind, Lease lease, int offset, int length, RemoteBuffer remote, long remoteOffset,
-                                          int imm, long compareAdd, long swap) {
-        String what = kind.name().toLowerCase(java.util.Locale.ROOT);
+                                          int imm, long compareAdd, long swap, Object attachment, EndpointCompletionHandler<Object> handler) {
+        String what = kind.what;
         if (lease != null) {
             if (offset < 0 || length < 0 || offset > lease.capacity() || length > lease.capacity() - offset) {
                 throw new VerbsException(Errno.EINVAL, what + ": local range [" + offset + ", +" + length + ") is outside the lease's "
@@ -299,70 +420,116 @@ public final class Endpoint implements AutoCloseable {
         }
         if (remote != null) {
             remote.check(remoteOffset, length, what);
-            if ((kind == Kind.COMP_SWAP || kind == Kind.FETCH_ADD) && ((remote.address() + remoteOffset) & 7) != 0) {
+            if (kind.atomic() && ((remote.address() + remoteOffset) & 7) != 0) {
                 throw new VerbsException(Errno.EINVAL, what + ": remote address 0x" + Long.toHexString(remote.address() + remoteOffset)
                         + " is not 8-byte aligned");
             }
         }
-        Lease local = lease;
-        Lease result = null;
-        if (local != null) {
+        if (lease != null) {
             try {
-                local.pin();
+                lease.pin();
             } catch (IllegalStateException e) {
                 throw new VerbsException(Errno.EINVAL, what + ": " + e.getMessage());
             }
-        } else {
-            result = device.pool.lease(8);
-            local = result;
         }
-        CompletableFuture<Object> f = new CompletableFuture<>();
+        Lease result = null;
+        if (kind.atomic() && results == null) {
+            result = device.pool.lease(8);
+        }
+        CompletableFuture<Object> f = handler == null ? new CompletableFuture<>() : null;
+        boolean refused = false;
         synchronized (lock) {
             if (state != State.CONNECTED) {
-                release(lease, result);
-                f.completeExceptionally(closedException());
-                return (CompletableFuture<T>) (CompletableFuture<?>) f;
+                refused = true;
+            } else {
+                if (freeCount == 0) {
+                    unpin(lease);
+                    closeQuietly(result);
+                    throw new VerbsException(Errno.ENOMEM, what + ": sendDepth " + ops.length + " work requests are outstanding");
+                }
+                int slot = freeOps[--freeCount];
+                Op op = ops[slot];
+                if (result != null) {
+                    ssge.set(result.address(), 8, result.lkey());
+                } else if (kind.atomic()) {
+                    ssge.set(results.address() + 8L * slot, 8, results.lkey());
+                } else {
+                    ssge.set(lease.address() + offset, length, lease.lkey());
+                }
+                swr.wrId(slot).sendFlags(SendFlags.SIGNALED).next(null);      // sgList: ssge, set once (varargs would make an array)
+                switch (kind) {
+                    case SEND -> swr.opcode(WrOpcode.SEND);
+                    case WRITE -> swr.opcode(WrOpcode.RDMA_WRITE).rdma(remote.address() + remoteOffset, remote.rkey());
+                    case WRITE_WITH_IMM -> swr.opcode(WrOpcode.RDMA_WRITE_WITH_IMM).rdma(remote.address() + remoteOffset, remote.rkey()).immData(imm);
+                    case READ -> swr.opcode(WrOpcode.RDMA_READ).rdma(remote.address() + remoteOffset, remote.rkey());
+                    case COMP_SWAP -> swr.opcode(WrOpcode.ATOMIC_CMP_AND_SWP).atomic(remote.address() + remoteOffset, remote.rkey(), compareAdd, swap);
+                    case FETCH_ADD -> swr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).atomic(remote.address() + remoteOffset, remote.rkey(), compareAdd, 0);
+                }
+                try {
+                    qp.postSend(swr);
+                } catch (RuntimeException e) {
+                    freeOps[freeCount++] = slot;
+                    unpin(lease);
+                    closeQuietly(result);
+                    throw e;
+                }
+                op.kind = kind;
+                op.future = f;
+                op.handler = handler;
+                op.attachment = attachment;
+                op.lease = lease;
+                op.result = result;
+                op.deadline = System.nanoTime() + timeoutNanos;
+                op.active = true;
+                op.notified = false;
             }
-            if (freeCount == 0) {
-                release(lease, result);
-                throw new VerbsException(Errno.ENOMEM, what + ": sendDepth " + ops.length + " work requests are outstanding");
+        }
+        if (refused) {
+            unpin(lease);
+            closeQuietly(result);
+            EndpointClosedException x = closedException();
+            if (f != null) {
+                f.completeExceptionally(x);
+            } else {
+                tellFailed(handler, x, attachment);
             }
-            int slot = freeOps[--freeCount];
-            Op op = ops[slot];
-            ssge.set(local.address() + offset, length, local.lkey());
-            swr.wrId(slot).sendFlags(SendFlags.SIGNALED).sgList(ssge).next(null);
-            switch (kind) {
-                case SEND -> swr.opcode(WrOpcode.SEND);
-                case WRITE -> swr.opcode(WrOpcode.RDMA_WRITE).rdma(remote.address() + remoteOffset, remote.rkey());
-                case WRITE_WITH_IMM -> swr.opcode(WrOpcode.RDMA_WRITE_WITH_IMM).rdma(remote.address() + remoteOffset, remote.rkey()).immData(imm);
-                case READ -> swr.opcode(WrOpcode.RDMA_READ).rdma(remote.address() + remoteOffset, remote.rkey());
-                case COMP_SWAP -> swr.opcode(WrOpcode.ATOMIC_CMP_AND_SWP).atomic(remote.address() + remoteOffset, remote.rkey(), compareAdd, swap);
-                case FETCH_ADD -> swr.opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).atomic(remote.address() + remoteOffset, remote.rkey(), compareAdd, 0);
-            }
-            try {
-                qp.postSend(swr);
-            } catch (RuntimeException e) {
-                freeOps[freeCount++] = slot;
-                release(lease, result);
-                throw e;
-            }
-            op.kind = kind;
-            op.future = f;
-            op.lease = lease;
-            op.result = result;
-            op.deadline = System.nanoTime() + timeoutNanos;
-            op.active = true;
         }
         return (CompletableFuture<T>) (CompletableFuture<?>) f;
     }
 
-    private static void release(Lease pinned, Lease result) {
+    private static void closeQuietly(Lease l) {
+        if (l != null) {
+            l.close();
+        }
+    }
+
+    private static void unpin(Lease pinned) {
         if (pinned != null) {
             pinned.unpin();
         }
-        if (result != null) {
-            result.close();
+    }
+
+    /** Calls a handler's {@code completed}; what it throws goes to the thread's uncaught-exception handler. */
+    private static void tellCompleted(EndpointCompletionHandler<Object> h, long value, Object attachment) {
+        try {
+            h.completed(value, attachment);
+        } catch (RuntimeException | Error e) {
+            uncaught(e);
         }
+    }
+
+    /** Calls a handler's {@code failed}; what it throws goes to the thread's uncaught-exception handler. */
+    private static void tellFailed(EndpointCompletionHandler<Object> h, Throwable exc, Object attachment) {
+        try {
+            h.failed(exc, attachment);
+        } catch (RuntimeException | Error e) {
+            uncaught(e);
+        }
+    }
+
+    private static void uncaught(Throwable e) {
+        Thread t = Thread.currentThread();
+        t.getUncaughtExceptionHandler().uncaughtException(t, e);
     }
 
     // ---- progress ----
@@ -462,36 +629,42 @@ public final class Endpoint implements AutoCloseable {
         }
         int slot = (int) wrId;
         CompletableFuture<Object> f;
-        Object value = null;
+        EndpointCompletionHandler<Object> h;
+        Object attachment;
+        long value = 0;
         Kind kind;
+        boolean tell;
         synchronized (lock) {
             Op op = ops[slot];
             if (!op.active) {
                 return;
             }
             f = op.future;
+            h = op.handler;
+            attachment = op.attachment;
             kind = op.kind;
-            if (op.result != null) {
-                if (status == WcStatus.SUCCESS) {
-                    value = op.result.getLong(0);
-                }
-                op.result.close();
+            tell = !op.notified;
+            if (kind.atomic() && status == WcStatus.SUCCESS) {
+                value = op.result != null ? op.result.getLong(0) : results.getLong(8L * slot);
             }
-            if (op.lease != null) {
-                op.lease.unpin();
-            }
-            op.active = false;
-            op.future = null;
-            op.lease = null;
-            op.result = null;
+            closeQuietly(op.result);
+            unpin(op.lease);
+            op.clear();
             freeOps[freeCount++] = slot;
         }
         if (status == WcStatus.SUCCESS) {
-            f.complete(value);
+            if (f != null) {
+                f.complete(kind.atomic() ? (Object) value : null);     // the future form boxes an atomic's value
+            } else if (tell) {
+                tellCompleted(h, value, attachment);
+            }
         } else {
-            WorkRequestException e = new WorkRequestException(status, status == WcStatus.WR_FLUSH_ERR ? null : wc.opcode(),
-                    kind.name().toLowerCase(java.util.Locale.ROOT));
-            f.completeExceptionally(e);
+            WorkRequestException e = new WorkRequestException(status, status == WcStatus.WR_FLUSH_ERR ? null : wc.opcode(), kind.what);
+            if (f != null) {
+                f.completeExceptionally(e);
+            } else if (tell) {
+                tellFailed(h, e, attachment);
+            }
             fail(e);
         }
     }
@@ -499,6 +672,8 @@ public final class Endpoint implements AutoCloseable {
     private void checkTimeouts(long now) {
         List<CompletableFuture<Received>> expiredWaiters = null;
         CompletableFuture<Object> expiredOp = null;
+        EndpointCompletionHandler<Object> expiredHandler = null;
+        Object expiredAttachment = null;
         Kind expiredKind = null;
         synchronized (lock) {
             while (!waiterDeadlines.isEmpty() && now - waiterDeadlines.peekFirst() >= 0) {
@@ -510,9 +685,12 @@ public final class Endpoint implements AutoCloseable {
             }
             if (state == State.CONNECTED) {
                 for (Op op : ops) {
-                    if (op.active && now - op.deadline >= 0 && !op.future.isDone()) {
+                    if (op.active && !op.notified && now - op.deadline >= 0 && (op.future == null || !op.future.isDone())) {
                         expiredOp = op.future;
+                        expiredHandler = op.handler;
+                        expiredAttachment = op.attachment;
                         expiredKind = op.kind;
+                        op.notified = true;
                         break;
                     }
                 }
@@ -523,10 +701,13 @@ public final class Endpoint implements AutoCloseable {
                 w.completeExceptionally(new TimeoutException("receive: no message within the timeout"));
             }
         }
-        if (expiredOp != null) {
-            TimeoutException t = new TimeoutException(expiredKind.name().toLowerCase(java.util.Locale.ROOT)
-                    + ": no completion within " + cfg.timeout().toMillis() + " ms");
-            expiredOp.completeExceptionally(t);
+        if (expiredKind != null) {
+            TimeoutException t = new TimeoutException(expiredKind.what + ": no completion within " + cfg.timeout().toMillis() + " ms");
+            if (expiredOp != null) {
+                expiredOp.completeExceptionally(t);
+            } else {
+                tellFailed(expiredHandler, t, expiredAttachment);
+            }
             fail(t);
         }
     }
@@ -542,7 +723,7 @@ public final class Endpoint implements AutoCloseable {
                 return;                      // the pool is at its bound: try again on the next progress
             }
             rsge.set(l.address(), l.capacity(), l.lkey());
-            rwr.wrId(RECV | i).sgList(rsge).next(null);
+            rwr.wrId(RECV | i).next(null);
             try {
                 qp.postRecv(rwr);
             } catch (RuntimeException e) {
@@ -617,6 +798,8 @@ public final class Endpoint implements AutoCloseable {
      */
     void fail(Throwable cause) {
         List<CompletableFuture<?>> toFail = new ArrayList<>();
+        List<EndpointCompletionHandler<Object>> handlers = new ArrayList<>();
+        List<Object> attachments = new ArrayList<>();
         synchronized (lock) {
             if (state == State.BROKEN || state == State.CLOSED) {
                 return;
@@ -624,8 +807,14 @@ public final class Endpoint implements AutoCloseable {
             state = State.BROKEN;
             failure = cause;
             for (Op op : ops) {
-                if (op.active && op.future != null) {
-                    toFail.add(op.future);
+                if (op.active && !op.notified) {
+                    op.notified = true;
+                    if (op.future != null) {
+                        toFail.add(op.future);
+                    } else {
+                        handlers.add(op.handler);
+                        attachments.add(op.attachment);
+                    }
                 }
             }
             toFail.addAll(waiters);
@@ -646,6 +835,9 @@ public final class Endpoint implements AutoCloseable {
         established.completeExceptionally(ex);
         for (CompletableFuture<?> f : toFail) {
             f.completeExceptionally(ex);
+        }
+        for (int i = 0; i < handlers.size(); i++) {
+            tellFailed(handlers.get(i), ex, attachments.get(i));
         }
     }
 
@@ -699,16 +891,11 @@ public final class Endpoint implements AutoCloseable {
                 for (int slot = 0; slot < ops.length; slot++) {
                     Op op = ops[slot];
                     if (op.active) {
-                        if (op.lease != null) {
-                            op.lease.unpin();
-                        }
+                        unpin(op.lease);
                         if (op.result != null) {
                             leftover.add(op.result);
                         }
-                        op.active = false;
-                        op.future = null;
-                        op.lease = null;
-                        op.result = null;
+                        op.clear();
                         freeOps[freeCount++] = slot;
                     }
                 }
@@ -723,6 +910,9 @@ public final class Endpoint implements AutoCloseable {
                     leftover.add(r.lease());
                 }
                 arrived.clear();
+                if (results != null) {
+                    leftover.add(results);
+                }
             }
             leftover.forEach(Lease::close);
             try {

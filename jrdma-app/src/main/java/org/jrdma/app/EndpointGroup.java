@@ -49,7 +49,9 @@ import org.jrdma.verbs.VerbsException;
  *
  * <p>Threads: every method may be called from any thread. {@link #connect} and
  * {@link EndpointListener#accept} block the caller up to {@link EndpointConfig#timeout()} per step.
- * Lock: the group's monitor guards the per-device table (PD and pool creation) only.
+ * Locks: the group's monitor guards the per-device table (PD and pool creation); the monitors of the
+ * endpoint and listener lists guard their changes (each list is copied into the array a progress round
+ * walks, so that a round allocates nothing). None is held while an endpoint progresses.
  */
 public final class EndpointGroup implements AutoCloseable {
     /** A device's PD and pool, made when the group first uses the device. */
@@ -72,8 +74,14 @@ public final class EndpointGroup implements AutoCloseable {
     private final Map<Context, GroupDevice> devices = new IdentityHashMap<>();    // guarded by this
     private final CopyOnWriteArrayList<Endpoint> endpoints = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<EndpointListener> listeners = new CopyOnWriteArrayList<>();
+    // what a progress round walks: arrays made again on every change (rare), so that a round allocates no iterator
+    private volatile Endpoint[] endpointArray = new Endpoint[0];
+    private volatile EndpointListener[] listenerArray = new EndpointListener[0];
+    private volatile GroupDevice[] deviceArray = new GroupDevice[0];
     private final Thread progress;
     private volatile boolean closed;
+    /** Times the progress thread blocked on the devices' channels (written by it alone; for tests and tuning). */
+    private volatile long idleWaits;
 
     private EndpointGroup(EndpointConfig cfg) {
         this.cfg = cfg;
@@ -136,7 +144,7 @@ public final class EndpointGroup implements AutoCloseable {
             throw e;
         }
         ep.awaitEstablished(deadline, "connect to " + remote);
-        endpoints.add(ep);
+        added(ep);
         return ep;
     }
 
@@ -159,14 +167,23 @@ public final class EndpointGroup implements AutoCloseable {
             throw e;
         }
         EndpointListener l = new EndpointListener(this, id, new CmDispatch(ch), cfg);
-        listeners.add(l);
+        synchronized (listeners) {
+            listeners.add(l);
+            listenerArray = listeners.toArray(new EndpointListener[0]);
+        }
         return l;
     }
 
     /** The group's PD and pool for the device of {@code context}, made on first use. */
     synchronized GroupDevice device(Context context) {
         checkOpen();
-        return devices.computeIfAbsent(context, c -> new GroupDevice(c, cfg));
+        GroupDevice d = devices.get(context);
+        if (d == null) {
+            d = new GroupDevice(context, cfg);
+            devices.put(context, d);
+            deviceArray = devices.values().toArray(new GroupDevice[0]);
+        }
+        return d;
     }
 
     /** The group's pool for the device of {@code context} (made on first use). */
@@ -180,24 +197,42 @@ public final class EndpointGroup implements AutoCloseable {
     }
 
     void accepted(Endpoint ep) {
-        endpoints.add(ep);
+        added(ep);
+    }
+
+    private void added(Endpoint ep) {
+        synchronized (endpoints) {
+            endpoints.add(ep);
+            endpointArray = endpoints.toArray(new Endpoint[0]);
+        }
     }
 
     void removed(Endpoint ep) {
-        endpoints.remove(ep);
+        synchronized (endpoints) {
+            endpoints.remove(ep);
+            endpointArray = endpoints.toArray(new Endpoint[0]);
+        }
     }
 
     void removed(EndpointListener l) {
-        listeners.remove(l);
+        synchronized (listeners) {
+            listeners.remove(l);
+            listenerArray = listeners.toArray(new EndpointListener[0]);
+        }
+    }
+
+    /** Times the progress thread has blocked on the devices' completion channels (0 without a progress thread). */
+    long idleWaits() {
+        return idleWaits;
     }
 
     /** One round of {@link Endpoint#progress()} over every endpoint and listener; returns the completions handled. */
     public int progress() {
         int n = 0;
-        for (EndpointListener l : listeners) {
+        for (EndpointListener l : listenerArray) {
             l.progress();
         }
-        for (Endpoint e : endpoints) {
+        for (Endpoint e : endpointArray) {
             n += e.progress();
         }
         return n;
@@ -234,21 +269,19 @@ public final class EndpointGroup implements AutoCloseable {
 
     /** Arms every endpoint's CQ, looks once more, then waits on the devices' channels (1 ms in all). */
     private void block() {
-        for (Endpoint e : endpoints) {
+        for (Endpoint e : endpointArray) {
             e.armCq();
         }
         if (progress() > 0) {
             return;
         }
-        List<GroupDevice> ds;
-        synchronized (this) {
-            ds = new ArrayList<>(devices.values());
-        }
-        if (ds.isEmpty()) {
+        GroupDevice[] ds = deviceArray;
+        if (ds.length == 0) {
             LockSupport.parkNanos(1_000_000);
             return;
         }
-        long each = 1_000_000 / ds.size();
+        idleWaits = idleWaits + 1;
+        long each = 1_000_000 / ds.length;
         for (GroupDevice d : ds) {
             try {
                 CompletionQueue cq = d.channel.getEvent(each, TimeUnit.NANOSECONDS);
@@ -290,6 +323,7 @@ public final class EndpointGroup implements AutoCloseable {
         synchronized (this) {
             ds = new ArrayList<>(devices.values());
             devices.clear();
+            deviceArray = new GroupDevice[0];
         }
         RuntimeException first = null;
         for (GroupDevice d : ds) {

@@ -4,6 +4,9 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.LockSupport;
+import org.jrdma.app.EndpointCompletionHandler;
 import org.jrdma.app.Endpoint;
 import org.jrdma.app.EndpointGroup;
 import org.jrdma.app.Received;
@@ -19,8 +22,14 @@ import org.jrdma.verbs.VerbsException;
  * one-byte answer. The table's address, rkey and size come from the connection's private data; every
  * READ is checked against them by the endpoint before it is posted.
  *
- * <p>One thread at a time per client (a GET or PUT at a time); it drives its endpoint's progress itself
- * while it waits (spinning), so its latency does not include a hand-off to the progress thread.
+ * <p>One thread at a time per client (a GET or PUT at a time). A GET's READs use the endpoint's
+ * callback form (a handler made once: a GET allocates only the value it returns), and the GET thread
+ * waits for each by parking until the group's progress thread tells the handler, which unparks it. It
+ * does not spin on {@link Endpoint#progress()}: on a machine with fewer cores than runnable threads a
+ * spinning thread is a CPU hog to the scheduler and waits a whole time slice for its turn after every
+ * hand-off, while a parked thread is woken at once (bench/kv on two cores at load 20-30: a spinning
+ * GET took 0.5-1.7 ms at p50, a parking one 30-60 µs; see jrdma-examples/README.md). Only when the group
+ * has no progress thread does the GET thread progress the endpoint itself (spinning, yielding the core).
  */
 public final class RdmaKvClient implements AutoCloseable {
     /** Reads of one slot before a GET gives up on a slot that stays torn (EAGAIN). */
@@ -32,11 +41,15 @@ public final class RdmaKvClient implements AutoCloseable {
     private final MemorySegment slotView;
     private final Lease request;
     private final byte[][] value = new byte[1][];
+    /** Whether the GET thread must progress the endpoint itself (the group has no progress thread). */
+    private final boolean ownProgress;
+    private final ReadDone readDone = new ReadDone();
     private long tornReads;
     private long reads;
 
-    private RdmaKvClient(Endpoint ep) {
+    private RdmaKvClient(Endpoint ep, boolean ownProgress) {
         this.ep = ep;
+        this.ownProgress = ownProgress;
         byte[] pd = ep.peerPrivateData();
         this.table = RemoteBuffer.decode(pd, 0);
         this.buckets = ByteBuffer.wrap(pd, RemoteBuffer.ENCODED_LENGTH, 4).getInt();
@@ -51,12 +64,60 @@ public final class RdmaKvClient implements AutoCloseable {
 
     /** Connects to an {@link RdmaKvServer} at {@code server} from {@code local}'s device (null: routing's choice). */
     public static RdmaKvClient connect(EndpointGroup group, InetSocketAddress server, InetSocketAddress local) {
-        return new RdmaKvClient(group.connect(server, local, null));
+        return new RdmaKvClient(group.connect(server, local, null), !group.config().progressThread());
+    }
+
+    /**
+     * The handler of a GET's READs, one READ at a time: the progress thread (or the GET thread itself,
+     * in {@link Endpoint#progress()}) sets the outcome and unparks the GET thread, the attachment.
+     */
+    private static final class ReadDone implements EndpointCompletionHandler<Thread> {
+        /** 0 while the READ is outstanding, 1 done, 2 failed. */
+        volatile int state;
+        Throwable failure;
+
+        @Override
+        public void completed(long v, Thread waiter) {
+            state = 1;
+            LockSupport.unpark(waiter);
+        }
+
+        @Override
+        public void failed(Throwable exc, Thread waiter) {
+            failure = exc;
+            state = 2;
+            LockSupport.unpark(waiter);
+        }
+    }
+
+    /** One READ of the slot at {@code off} of the table into {@link #slot}, waited for. */
+    private void readSlot(long off) {
+        ReadDone d = readDone;
+        d.state = 0;
+        ep.read(slot, 0, KvLayout.SLOT, table, off, Thread.currentThread(), d);
+        while (d.state == 0) {
+            if (ownProgress) {
+                if (ep.progress() == 0) {
+                    Thread.yield();
+                }
+            } else {
+                LockSupport.park(d);            // bounded by the endpoint's timeout, which fails the handler
+            }
+        }
+        if (d.state == 2) {
+            Throwable t = d.failure;
+            d.failure = null;
+            throw new CompletionException(t);
+        }
     }
 
     private <T> T await(CompletableFuture<T> f) {
-        while (!f.isDone()) {
-            ep.progress();
+        if (ownProgress) {
+            while (!f.isDone()) {
+                if (ep.progress() == 0) {
+                    Thread.yield();
+                }
+            }
         }
         return f.join();
     }
@@ -71,7 +132,7 @@ public final class RdmaKvClient implements AutoCloseable {
         for (int p = 0; p < KvLayout.PROBES; p++) {
             long off = (long) ((b + p) % buckets) * KvLayout.SLOT;
             for (int attempt = 0; ; attempt++) {
-                await(ep.read(slot, 0, KvLayout.SLOT, table, off));
+                readSlot(off);
                 reads++;
                 KvLayout.Look look = KvLayout.look(slotView, key, value);
                 if (look == KvLayout.Look.TORN) {
