@@ -113,5 +113,8 @@ class AppsTableTest {
         assertEquals(1, Copies.KV_READ.onHardware(0).total());
         assertEquals(2, Copies.FILE_RDMA.onHardware(2).total());
         assertTrue(Copies.KV_READ.total() < Copies.KV_TCP.total());
+        assertEquals("8 (4+0+0+4)", Copies.RPC_TCP.toString());         // the NIO twin: direct buffers, no JDK copy
+        assertEquals("4 (0+0+0+4)", Copies.FILE_TCP.toString());
+        assertTrue(Copies.FILE_TCP.total() < Copies.FILE_RDMA.total());
     }
 }
