@@ -49,7 +49,8 @@ import org.junit.jupiter.api.Timeout;
  * loopback pair 127.X.Y.1/2, jrxe2 on 127.X.Y.3 loses every packet it sends (the fault shim,
  * {@code jrdma.faults.jrxe2=loss=1}), so that its requester can only retransmit, and jrxe3 on
  * 127.X.Y.4 loses one packet in the middle of a message (a seed picked for it), so that the
- * responder NAKs the next one. Each scenario asserts
+ * responder NAKs the next one, and jrxe4 on 127.X.Y.5 loses the second packet it sends (a tail-loss
+ * probe sends it again). Each scenario asserts
  * the events of every emit call it passes (a QP's RESET→INIT→RTR→RTS, its ERR, its RESET on destroy,
  * the error completion, the RNR NAK on both sides, the retransmissions, the CM events of both sides).
  */
@@ -58,6 +59,8 @@ class JfrEventsTest {
     private static final double LOSS = 0.05;
     private static long lossSeed;
     private static int FIRST_LOSS;
+    /** jrxe4 loses half of what it sends, with a seed that lets its first and third packet out and loses its second. */
+    private static long tailSeed;
     private static final String NET = loopbackNet();
     static final Duration WAIT = Duration.ofSeconds(10);
     private static final List<String> NAMES = List.of(JrdmaEvents.QP_STATE_CHANGE, JrdmaEvents.RETRANSMIT,
@@ -68,11 +71,20 @@ class JfrEventsTest {
         for (int attempt = 0; attempt < 50; attempt++) {
             ThreadLocalRandom r = ThreadLocalRandom.current();
             String net = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + ".";
-            if (free(net + "1") && free(net + "2") && free(net + "3") && free(net + "4")) {
-                System.setProperty("jrdma.devices", "jrxe0=" + net + "1,jrxe1=" + net + "2,jrxe2=" + net + "3,jrxe3=" + net + "4");
+            if (free(net + "1") && free(net + "2") && free(net + "3") && free(net + "4") && free(net + "5")) {
+                System.setProperty("jrdma.devices", "jrxe0=" + net + "1,jrxe1=" + net + "2,jrxe2=" + net + "3,jrxe3="
+                        + net + "4,jrxe4=" + net + "5");
                 System.setProperty("jrdma.faults.jrxe2", "loss=1,seed=1");
                 pickLossSeed();
                 System.setProperty("jrdma.faults.jrxe3", "loss=" + LOSS + ",seed=" + lossSeed);
+                for (tailSeed = 1; ; tailSeed++) { // draws as in pickLossSeed: packet 0 out, 1 lost, 2 (the probe) out
+                    java.util.SplittableRandom t = new java.util.SplittableRandom(tailSeed);
+                    if (t.nextDouble() >= 0.5 && t.nextDouble() >= 0 && t.nextDouble() >= 0 && t.nextDouble() >= 0
+                            && t.nextDouble() < 0.5 && t.nextDouble() >= 0.5) {
+                        break;
+                    }
+                }
+                System.setProperty("jrdma.faults.jrxe4", "loss=0.5,seed=" + tailSeed);
                 return net;
             }
         }
@@ -369,6 +381,29 @@ class JfrEventsTest {
         assertEquals(6, rt.get(0).getInt("retriesLeft"));
         assertTrue(of(ev, JrdmaEvents.ERROR_COMPLETION, qp("jrxe3", qps[0])).isEmpty(), () -> dump(ev));
         assertConnected(ev, "jrxe3", qps[0], List.of("RTS>RESET:DESTROY"));
+    }
+
+    @Test
+    @Timeout(60)
+    void theLastPacketLostAfterARoundTripRecordsATailLossProbe() throws IOException {
+        QueuePair[] qps = new QueuePair[1];
+        List<RecordedEvent> ev = record(() -> {
+            // ACK timeout 4.3 s: the probe (after 4 smoothed round trips, at most half of that) comes first
+            try (Pair p = new Pair("jrxe4", 20, 7, 7)) {
+                qps[0] = p.req;
+                p.req.postSend(p.wr(1, WrOpcode.RDMA_WRITE).rdma(p.smr.addr(), p.smr.rkey())); // PSN 100: out, a round trip
+                assertEquals(WcStatus.SUCCESS, poll(p.rcq).status());
+                p.req.postSend(p.wr(2, WrOpcode.RDMA_WRITE).rdma(p.smr.addr(), p.smr.rkey())); // PSN 101: lost
+                WorkCompletion wc = poll(p.rcq);
+                assertEquals(WcStatus.SUCCESS, wc.status());
+                assertEquals(2, wc.wrId());
+            }
+        });
+        List<RecordedEvent> rt = of(ev, JrdmaEvents.RETRANSMIT, qp("jrxe4", qps[0]));
+        assertFalse(rt.isEmpty(), () -> dump(ev));
+        assertEquals(JrdmaEvents.RETRANSMIT_TAIL_LOSS_PROBE, rt.get(0).getString("cause"), () -> dump(ev));
+        assertEquals(101, rt.get(0).getLong("psn"), () -> dump(ev));
+        assertEquals(7, rt.get(0).getInt("retriesLeft")); // a probe does not count against retry_cnt
     }
 
     @Test
