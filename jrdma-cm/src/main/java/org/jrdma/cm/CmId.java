@@ -17,6 +17,7 @@ import org.jrdma.verbs.QpState;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.QueuePair;
 import org.jrdma.verbs.VerbsException;
+import org.jrdma.verbs.jfr.JrdmaEvents;
 
 /**
  * A CM identifier, {@code struct rdma_cm_id} ({@code rdma_create_id(3)}): the CM's socket. An active
@@ -756,6 +757,19 @@ public final class CmId implements AutoCloseable {
             }
         } finally {
             unlock();
+        }
+    }
+
+    /**
+     * Records {@code e}, just queued for this ID, as the Flight Recorder event {@code org.jrdma.CmEvent}
+     * ({@link JrdmaEvents#cmEvent}) when a recording takes it; nothing is gathered otherwise (under
+     * the CM lock).
+     */
+    void recordEvent(CmEvent e) {
+        if (JrdmaEvents.cmEventEnabled()) {
+            JrdmaEvents.cmEvent(e.type().name(), e.status(), device == null ? null : device.device.name(), ps.name(),
+                    qp == null ? 0 : qp.qpNum(), boundAddress == null ? null : new InetSocketAddress(boundAddress, boundPort),
+                    peer);
         }
     }
 

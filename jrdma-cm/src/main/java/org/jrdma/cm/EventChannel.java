@@ -87,10 +87,15 @@ public final class EventChannel implements AutoCloseable {
         }
     }
 
-    /** Queues an event (any thread). Dropped when the channel is closed. */
+    /**
+     * Queues an event (any thread, under the CM lock: every caller is a {@link CmId} post). Dropped
+     * when the channel is closed. A queued event is recorded as the Flight Recorder event
+     * {@code org.jrdma.CmEvent} when a recording takes it ({@link CmId#recordEvent}).
+     */
     void post(CmEvent e) {
         if (!closed) {
             queue.add(e);
+            e.id().recordEvent(e);
         }
     }
 

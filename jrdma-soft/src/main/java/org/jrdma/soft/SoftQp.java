@@ -22,6 +22,7 @@ import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
+import org.jrdma.verbs.jfr.JrdmaEvents;
 
 /**
  * A queue pair of a software device, composed of its {@link SendQueue}, {@link RecvQueue},
@@ -40,6 +41,11 @@ import org.jrdma.verbs.WrOpcode;
  * <p>CQ overrun (IBTA Vol 1 chapter 11: an error): a completion that does not fit puts the CQ into
  * its error state ({@link SoftCq}); after the verb or transport step that hit it has released the
  * lock, {@link #raiseCqErrors()} moves every QP of that CQ to ERR, one QP lock at a time.
+ *
+ * <p>Flight Recorder (issue 15): every state change ({@code org.jrdma.QpStateChange}: modify, ERR by
+ * the transport, RESET on destroy) and every completion whose status is not SUCCESS
+ * ({@code org.jrdma.ErrorCompletion}) is emitted here, under the QP's lock, through
+ * {@link JrdmaEvents}; a SUCCESS completion costs one comparison.
  */
 public final class SoftQp implements QueuePair {
     private final Object lock = new Object();
@@ -126,6 +132,11 @@ public final class SoftQp implements QueuePair {
         return pd;
     }
 
+    /** The name of the device this QP is on (for logs and Flight Recorder events). */
+    public String deviceName() {
+        return pd.softContext().device().name();
+    }
+
     /** True when every send WR generates a completion ({@code sq_sig_all}). */
     public boolean signalsAll() {
         return sqSigAll;
@@ -175,6 +186,9 @@ public final class SoftQp implements QueuePair {
             transport.checkModify(attr, mask, cur, next);
             attrs.apply(attr, mask);
             states.set(next);
+            if (next != cur) {
+                JrdmaEvents.qpStateChange(deviceName(), qpn, cur, next, JrdmaEvents.CAUSE_MODIFY);
+            }
             if (QpStateMachine.clearsOnEntry(cur, next)) {
                 sq.clear();
                 rq.clear();
@@ -291,6 +305,9 @@ public final class SoftQp implements QueuePair {
 
     private void push(SoftCq cq, long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int srcQp,
                       int wcFlags, int vendorErr, boolean solicited) {
+        if (status != WcStatus.SUCCESS) { // rare: a SUCCESS completion never touches Flight Recorder
+            JrdmaEvents.errorCompletion(deviceName(), qpn, wrId, status, opcode, vendorErr);
+        }
         if (!cq.push(wrId, status, opcode, byteLen, immData, qpn, srcQp, wcFlags, vendorErr, solicited)) {
             cqOverrun = true;
         }
@@ -305,6 +322,7 @@ public final class SoftQp implements QueuePair {
         QpState old = states.state();
         if (old != QpState.ERR) {
             states.set(QpState.ERR);
+            JrdmaEvents.qpStateChange(deviceName(), qpn, old, QpState.ERR, JrdmaEvents.CAUSE_ERROR);
             transport.transition(old, QpState.ERR, 0);
         }
         flush();
@@ -388,7 +406,11 @@ public final class SoftQp implements QueuePair {
                 return;
             }
             closed = true;
+            QpState old = states.state();
             states.set(QpState.RESET);
+            if (old != QpState.RESET) {
+                JrdmaEvents.qpStateChange(deviceName(), qpn, old, QpState.RESET, JrdmaEvents.CAUSE_DESTROY);
+            }
             srqWqeHeld = false;
             transport.destroyed();
         }

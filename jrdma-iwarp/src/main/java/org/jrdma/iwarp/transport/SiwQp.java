@@ -31,6 +31,7 @@ import org.jrdma.verbs.WcFlags;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
+import org.jrdma.verbs.jfr.JrdmaEvents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -604,6 +605,9 @@ public final class SiwQp implements QpTransport {
                     t.layer(), t.etype(), Integer.toHexString(t.errorCode()));
         }
         agent.counters().increment(SiwCounters.RCVD_TERMINATES);
+        Terminate rt = len >= Terminate.CONTROL_LENGTH ? rxTerm.wrap(s, off + Iw.UNTAGGED_HDR) : null;
+        JrdmaEvents.terminate(core.deviceName(), core.qpNum(), false, rt == null ? -1 : rt.layer(),
+                rt == null ? -1 : rt.etype(), rt == null ? -1 : rt.errorCode());
         terminated = true;
         core.raiseAsyncEvent(AsyncEventType.QP_FATAL);
         core.enterError();
@@ -945,6 +949,7 @@ public final class SiwQp implements QpTransport {
         }
         c.commitFpdu(Iw.UNTAGGED_HDR - Mpa.HEADER_LENGTH + Terminate.CONTROL_LENGTH + termInfoLength);
         agent.counters().terminateSent(termLayer, termType, termCode);
+        JrdmaEvents.terminate(core.deviceName(), core.qpNum(), true, termLayer, termType, termCode);
     }
 
     private static void finish(SiwWqe w, WcStatus status) {

@@ -6,6 +6,7 @@ import org.jrdma.rocev2.wire.AtomicAckEth;
 import org.jrdma.rocev2.wire.Opcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
+import org.jrdma.verbs.jfr.JrdmaEvents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -467,6 +468,7 @@ final class Completer {
         int psn = pkt.psn;
         int timerCode = Aeth.syndromeValue(syndrome);
         qp.counters().incrementAtomic(Counters.RCVD_RNR_ERR);
+        JrdmaEvents.rnrNak(qp.core().deviceName(), qp.qpNum(), psn, false, timerCode, RnrTimer.nanos(timerCode), rnrRetriesLeft);
         retireInOrder(Psn.add(psn, -1));
         if (qp.sqHead() == qp.requester.nextWqe() && qp.sqHead() == qp.sqTail()) {
             return State.DONE;
@@ -510,6 +512,8 @@ final class Completer {
             return State.DONE; // a retry is under way, or the last request is a READ or atomic: the timer decides
         }
         qp.counters().incrementAtomic(Counters.TAIL_LOSS_PROBES);
+        JrdmaEvents.retransmit(qp.core().deviceName(), qp.qpNum(), qp.requester.lastSentPsn(),
+                JrdmaEvents.RETRANSMIT_TAIL_LOSS_PROBE, retriesLeft);
         sampling = false;
         qp.requester.probe();
         return State.DONE;
@@ -628,6 +632,8 @@ final class Completer {
         startedRetry = true;
         sampling = false; // Karn: a response now may answer the first sending or the second
         qp.counters().incrementAtomic(Counters.RETRANSMITS);
+        JrdmaEvents.retransmit(qp.core().deviceName(), qp.qpNum(), psn,
+                timeout ? JrdmaEvents.RETRANSMIT_ACK_TIMEOUT : JrdmaEvents.RETRANSMIT_SEQUENCE, retriesLeft);
         qp.requester.rewindTo(psn);
         qp.requester.run();
         armTimer();

@@ -218,6 +218,11 @@ final class Requester {
         return e.wqeState == RxeSendWqe.SENT && !e.opcode.isReadOrAtomic();
     }
 
+    /** The PSN of the last packet sent (the one a tail-loss probe sends again). */
+    int lastSentPsn() {
+        return Psn.add(psn, -1);
+    }
+
     void probe() {
         rewindTo(Psn.add(psn, -1));
         forceAckReq = true;

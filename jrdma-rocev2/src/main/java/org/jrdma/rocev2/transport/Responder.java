@@ -24,6 +24,7 @@ import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.QpType;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
+import org.jrdma.verbs.jfr.JrdmaEvents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -799,6 +800,8 @@ final class Responder {
     private State rnr() {
         if (reliable) {
             qp.counters().increment(Counters.SEND_RNR_ERR);
+            JrdmaEvents.rnrNak(qp.core().deviceName(), qp.qpNum(), pkt.psn, true, qp.minRnrTimer(),
+                    RnrTimer.nanos(qp.minRnrTimer()), -1);
             flushAck();
             sendAck(pkt.psn, Aeth.rnrNakSyndrome(qp.minRnrTimer()));
         } else {
