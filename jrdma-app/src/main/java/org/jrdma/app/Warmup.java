@@ -155,14 +155,20 @@ public final class Warmup {
         return new Report(ops, System.nanoTime() - t0);
     }
 
-    /** READ, WRITE, SEND in turn from {@code c}; {@code s} takes the SENDs. */
+    /**
+     * READ, WRITE, SEND in turn from {@code c}; {@code s} takes the SENDs. Every wait progresses both
+     * endpoints, so that this thread also receives on both devices (a soft device's I/O thread steps
+     * back while an application thread polls its CQs) and runs the responder: the whole operation is
+     * this thread's work, warmed in one go, and not paced by waking the devices' I/O threads (on a
+     * loaded machine, milliseconds per operation).
+     */
     private static void exercise(Endpoint c, Endpoint s, RemoteBuffer rb, int ops) {
         try (Lease out = c.pool().lease(MESSAGE_BYTES); Lease in = c.pool().lease(MESSAGE_BYTES)) {
             out.fill(0, MESSAGE_BYTES, (byte) 0x5a);
             for (int i = 0; i < ops; i++) {
                 switch (i % 3) {
-                    case 0 -> await(c.read(in, 0, MESSAGE_BYTES, rb, 0), "read", c);
-                    case 1 -> await(c.write(out, 0, MESSAGE_BYTES, rb, MESSAGE_BYTES), "write", c);
+                    case 0 -> await(c.read(in, 0, MESSAGE_BYTES, rb, 0), "read", c, s);
+                    case 1 -> await(c.write(out, 0, MESSAGE_BYTES, rb, MESSAGE_BYTES), "write", c, s);
                     default -> {
                         CompletableFuture<Received> r = s.receive();
                         await(c.send(out, 0, MESSAGE_BYTES), "send", c, s);

@@ -23,8 +23,12 @@ import org.jrdma.verbs.MemoryRegion;
  * Issue 15: how long the first one-sided READs of a fresh JVM take, against the same READs once warm.
  * One JVM: a listener on {@code SERVER} (a jrdma device's address, e.g. jrxe0's) advertises a 4 KiB
  * region (REMOTE_READ) in its accept; the client connects from {@code CLIENT} (another device's) and
- * READs 64 bytes of it {@code TOTAL} times, one at a time, busy-progressing its endpoint (as
- * {@code RdmaKvClient} does), timing each READ from post to completion. With {@code WARMUP} > 0,
+ * READs 64 bytes of it {@code TOTAL} times, one at a time, timing each READ from post to completion.
+ * The group has no progress thread: the main thread busy-progresses both endpoints while it waits, so
+ * it also receives on both soft devices (their I/O threads step back) and runs the responder. A READ
+ * is then one thread's work (post, requester, UDP send, receive, responder, response, completion),
+ * which is what the JIT's warming changes; with the progress thread and the devices' I/O threads in
+ * play, how three threads are scheduled on a loaded machine decides instead. With {@code WARMUP} > 0,
  * {@link Warmup#loopback} runs that many work requests on a private pair between the same two
  * addresses first (timed apart, {@code warmup_ms}).
  *
@@ -59,8 +63,9 @@ public final class FirstOps {
         long warmupNs = 0;
         long firstPostMillis;
         long t0;
-        Duration wait = Duration.ofSeconds(30);
-        try (EndpointGroup g = EndpointGroup.create(new EndpointConfig()); Arena arena = Arena.ofShared()) {
+        Duration wait = Duration.ofSeconds(30);        // connection setup on a machine at load 30 may take seconds
+        EndpointConfig cfg = new EndpointConfig().progressThread(false).timeout(wait);
+        try (EndpointGroup g = EndpointGroup.create(cfg); Arena arena = Arena.ofShared()) {
             if (warmup > 0) {
                 Warmup.Report r = Warmup.loopback(g, new InetSocketAddress(server, 0), new InetSocketAddress(client, 0), warmup);
                 warmupNs = r.nanos();
@@ -84,6 +89,7 @@ public final class FirstOps {
                     CompletableFuture<Void> f = c.read(buf, 0, BYTES, rb, off);
                     while (!f.isDone()) {
                         c.progress();
+                        s.progress();
                     }
                     f.join();
                     ns[i] = System.nanoTime() - start;
