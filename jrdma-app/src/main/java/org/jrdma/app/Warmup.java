@@ -99,7 +99,8 @@ public final class Warmup {
      * @param server a device's address to listen on; port 0 (an ephemeral port) unless the application
      *        wants a fixed one
      * @param client the local address to connect from (another device's, port 0), or null for the one
-     *        routing chooses for {@code server} (the same device, if the provider loops back to itself)
+     *        routing chooses for {@code server} (then the listener's own device, where the provider
+     *        connects a device to itself; only two devices are tested)
      * @param ops work requests to run, 0 or more (0 still connects and closes the pair)
      * @return {@code ops} and the time taken, connection setup and teardown included
      * @throws IllegalArgumentException when {@code ops < 0}
@@ -143,8 +144,8 @@ public final class Warmup {
                     }
                     l.close();                      // an accept still waiting gives up
                     joinQuietly(acceptor, timeout);
-                    if (s == null) {
-                        s = accepted.getNow(null);
+                    if (s == null && accepted.isDone() && !accepted.isCompletedExceptionally()) {
+                        s = accepted.join();        // accepted after all (connect failed late): close it too
                     }
                     if (s != null) {
                         s.close();

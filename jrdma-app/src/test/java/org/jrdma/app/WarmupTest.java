@@ -11,6 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jrdma.pool.Lease;
 import org.jrdma.pool.TestDevices;
@@ -35,6 +38,7 @@ class WarmupTest {
 
     private EndpointGroup group;
     private Arena arena;
+    private final List<MemoryRegion> regions = new ArrayList<>();
 
     @BeforeAll
     static void devices() throws Exception {
@@ -47,12 +51,14 @@ class WarmupTest {
 
     @BeforeEach
     void open() {
-        group = EndpointGroup.create(new EndpointConfig());
+        // a connection's setup may take seconds on a loaded machine (the first one starts the devices)
+        group = EndpointGroup.create(new EndpointConfig().timeout(Duration.ofSeconds(30)));
         arena = Arena.ofShared();
     }
 
     @AfterEach
     void close() {
+        regions.forEach(MemoryRegion::close);      // before the group closes the PDs they belong to
         group.close();
         arena.close();
     }
@@ -79,6 +85,7 @@ class WarmupTest {
         MemoryRegion[] mr = new MemoryRegion[1];
         Endpoint[] p = EndpointTest.pair(group, server, client, l -> {
             mr[0] = l.pd().regMr(table, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+            regions.add(mr[0]);
             return RemoteBuffer.of(mr[0]).encode();
         }, null);
         Endpoint s = p[0];
@@ -107,7 +114,6 @@ class WarmupTest {
         assertEquals(0, Warmup.loopback(group, new InetSocketAddress(server, 0), new InetSocketAddress(client, 0), 0).ops());
         c.close();
         s.close();
-        mr[0].close();
     }
 
     @Test
@@ -119,6 +125,7 @@ class WarmupTest {
         MemoryRegion[] mr = new MemoryRegion[1];
         Endpoint[] p = EndpointTest.pair(group, addr[0], addr[1], l -> {
             mr[0] = l.pd().regMr(table, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+            regions.add(mr[0]);
             return RemoteBuffer.of(mr[0]).encode();
         }, null);
         Endpoint c = p[1];
@@ -134,6 +141,5 @@ class WarmupTest {
         assertInstanceOf(EndpointClosedException.class, closed.getCause());
         assertFalse(c.isConnected());
         p[0].close();
-        mr[0].close();
     }
 }
