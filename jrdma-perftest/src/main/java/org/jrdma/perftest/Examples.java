@@ -53,7 +53,9 @@ import picocli.CommandLine.Parameters;
  * one client ({@code kv}: for {@code -t} seconds, as the store has no end message; {@code rpc}: until
  * the client's method 3 call; {@code file}: one file) and exits; {@code client} connects to {@code -a}
  * from {@code -b}, retrying a refused or failed connect every second for {@code -t} seconds (the server
- * may be a slow JVM still starting). Every wait is bounded by {@code -t} (default 120 s). Runs on the
+ * may be a slow JVM still starting). Every wait is bounded by {@code -t} (default 120 s), the endpoints'
+ * CM steps too ({@code EndpointConfig.timeout}: its default 5 s was too short for the address resolution
+ * of a cold JVM in the lab's emulated guests). Runs on the
  * calling thread; the examples' own threads (accept, per-connection, receive) run beside it.
  */
 @Command(name = "examples", sortOptions = false, usageHelpAutoWidth = true,
@@ -149,7 +151,7 @@ final class Examples implements java.util.concurrent.Callable<Integer> {
     }
 
     private String kv(InetSocketAddress at, InetSocketAddress from) throws Exception {
-        try (EndpointGroup g = EndpointGroup.create(new EndpointConfig())) {
+        try (EndpointGroup g = EndpointGroup.create(new EndpointConfig().timeout(timeout()))) {
             RdmaKvServer s = role == Role.client ? null : RdmaKvServer.start(g, at, KV_BUCKETS);
             try {
                 if (role == Role.server) {
@@ -191,7 +193,7 @@ final class Examples implements java.util.concurrent.Callable<Integer> {
     }
 
     private String rpc(InetSocketAddress at, InetSocketAddress from) throws Exception {
-        EndpointConfig cfg = new EndpointConfig().recvDepth(RPC_CREDITS).recvBufferSize(RPC_LIMIT);
+        EndpointConfig cfg = new EndpointConfig().recvDepth(RPC_CREDITS).recvBufferSize(RPC_LIMIT).timeout(timeout());
         try (EndpointGroup g = EndpointGroup.create(cfg)) {
             CountDownLatch done = new CountDownLatch(1);
             RdmaRpcServer s = null;
@@ -259,7 +261,7 @@ final class Examples implements java.util.concurrent.Callable<Integer> {
         Path dir = Files.createTempDirectory("jrdma-examples");
         Path in = dir.resolve("sent");
         Path got = dir.resolve("received");
-        try (EndpointGroup g = EndpointGroup.create(new EndpointConfig())) {
+        try (EndpointGroup g = EndpointGroup.create(new EndpointConfig().timeout(timeout()))) {
             if (role == Role.server) {
                 try (RdmaFileReceiver r = RdmaFileReceiver.listen(g, at, FILE_CHUNK, FILE_CHUNKS)) {
                     TransferResult res = r.receive(got, timeout());
