@@ -123,7 +123,7 @@ jrdma_command() {
   local jar opts=()
   jar=$(jrdma_tool_jar) || jrdma_die "no jrdma-perftest jar in $JRDMA_TOOL_DIR/target"
   [[ -n ${JRDMA_JAVA_OPTS:-} ]] && read -ra opts <<<"$JRDMA_JAVA_OPTS"
-  JRDMA_CMD=("$JRDMA_JAVA_HOME/bin/java" --enable-native-access=org.jrdma.rocev2,org.jrdma.soft,org.jrdma.ibverbs "${opts[@]}"
+  JRDMA_CMD=("$JRDMA_JAVA_HOME/bin/java" --enable-native-access=org.jrdma.rocev2,org.jrdma.soft,org.jrdma.ibverbs,org.jrdma.app "${opts[@]}"
              -p "$jar:$JRDMA_LIB" -m "$JRDMA_MAIN_MODULE/$JRDMA_MAIN_CLASS")
 }
 

@@ -16,6 +16,9 @@ module org.jrdma.perftest {
     requires org.jrdma.cm;
     // issue 17: jrdma nvme
     requires org.jrdma.nvmeof;
+    // issue 15: jrdma examples
+    requires org.jrdma.examples;
+    requires org.jrdma.app;
     requires info.picocli;
     requires HdrHistogram;
     requires org.knowm.xchart;

@@ -70,7 +70,7 @@ final class GuestJrdma {
         // tools' classes, written by the first run at its exit and mapped by the later ones
         return g + "/jdk/bin/java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:disable"
                 + " -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=" + g + "/jrdma.jsa"
-                + " --enable-native-access=org.jrdma.rocev2,org.jrdma.ibverbs -p " + g + "/mods"
+                + " --enable-native-access=org.jrdma.rocev2,org.jrdma.ibverbs,org.jrdma.app -p " + g + "/mods"
                 + " -m org.jrdma.perftest/org.jrdma.perftest.Jrdma";
     }
 }

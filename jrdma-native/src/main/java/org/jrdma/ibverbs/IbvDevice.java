@@ -75,49 +75,16 @@ final class IbvDevice implements Device {
 
     /**
      * The device's addresses as GIDs, read without opening it (issue 13, for the connection manager's
-     * address-to-device map and the tools' "device address"): first every IP address of the net
-     * device behind GID 0 ({@code /sys/class/infiniband/NAME/ports/1/gid_attrs/ndevs/0}), IPv4 before
-     * IPv6, then the other non-zero entries of port 1's GID table ({@code ports/1/gids/N}; on RoCE
-     * these are the same addresses, on iWARP MAC-based). Link-local GIDs (fe80::/10, rxe's GID 0) are
-     * left out: as an rdma_cm address one needs a scope, which a GID does not carry. So the order is
-     * not the GID table's. Empty when sysfs has no such entries. Any thread; reads sysfs per call.
+     * address-to-device map and the tools' "device address"): every IP address of the net device behind
+     * port 1 (RoCE: {@code gid_attrs/ndevs/0}; iWARP, which has no {@code gid_attrs/ndevs}: the net device
+     * whose MAC is the MAC-based GID 0), IPv4 before IPv6, then the other non-zero, non-link-local
+     * entries of port 1's GID table ({@link DeviceAddresses}). Empty when sysfs has no such entries. Any
+     * thread; reads sysfs per call.
      */
     @Override
     public java.util.List<org.jrdma.verbs.Gid> gids() {
-        java.nio.file.Path port = java.nio.file.Path.of("/sys/class/infiniband", name, "ports", "1");
-        java.util.LinkedHashSet<org.jrdma.verbs.Gid> out = new java.util.LinkedHashSet<>();
-        try {
-            String ndev = java.nio.file.Files.readString(port.resolve("gid_attrs/ndevs/0")).strip();
-            java.net.NetworkInterface nif = java.net.NetworkInterface.getByName(ndev);
-            if (nif != null) {
-                java.util.List<java.net.InetAddress> addrs = new java.util.ArrayList<>(
-                        java.util.Collections.list(nif.getInetAddresses()));
-                addrs.sort(java.util.Comparator.comparing(a -> a instanceof java.net.Inet4Address ? 0 : 1));
-                for (java.net.InetAddress a : addrs) {
-                    if (!a.isLinkLocalAddress()) {
-                        out.add(org.jrdma.verbs.Gid.of(a));
-                    }
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // no net device behind GID 0 (InfiniBand): the GID table is all there is
-        }
-        for (int i = 0; i < 256; i++) {
-            java.nio.file.Path f = port.resolve("gids").resolve(Integer.toString(i));
-            if (!java.nio.file.Files.exists(f)) {
-                break;
-            }
-            try {
-                org.jrdma.verbs.Gid g = org.jrdma.verbs.Gid.parseHex(java.nio.file.Files.readString(f).strip());
-                boolean linkLocal = g.byteAt(0) == 0xfe && (g.byteAt(1) & 0xc0) == 0x80;
-                if (!g.isZero() && !linkLocal) {
-                    out.add(g);
-                }
-            } catch (java.io.IOException | RuntimeException e) {
-                // an entry that cannot be read (EINVAL for an unused RoCE GID slot) is skipped
-            }
-        }
-        return java.util.List.copyOf(out);
+        return DeviceAddresses.gids(java.nio.file.Path.of("/sys/class/infiniband", name, "ports", "1"),
+                DeviceAddresses.SYSTEM);
     }
 
     @Override

@@ -62,6 +62,8 @@ public final class Jrdma implements Runnable {
         // issue 14: the chart of bench/qp-sweep
         cl.addSubcommand("plot-qp-sweep", new QpSweepPlot(err));
 
+        // issue 15: the example applications (kv, rpc, file) run and checked
+        cl.addSubcommand("examples", new Examples(out));
         // issue 13 (native): several tools in one JVM (lab guests start a JVM slowly)
         cl.addSubcommand("batch", new Batch(out));
         return Tools.configure(cl, out, err);

@@ -37,7 +37,7 @@ class ModuleBoundaryTest {
         assertEquals("org.jrdma.perftest", d.name());
         Set<String> requires = d.requires().stream().map(ModuleDescriptor.Requires::name)
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertEquals(new TreeSet<>(Set.of("java.base", "org.jrdma.verbs", "org.jrdma.wire", "org.jrdma.fabric", "org.jrdma.cm", "org.jrdma.nvmeof", "info.picocli",
+        assertEquals(new TreeSet<>(Set.of("java.base", "org.jrdma.verbs", "org.jrdma.wire", "org.jrdma.fabric", "org.jrdma.cm", "org.jrdma.nvmeof", "org.jrdma.examples", "org.jrdma.app", "info.picocli",
                 "HdrHistogram", "org.knowm.xchart", "java.desktop", "java.management")), requires);
     }
 
@@ -47,8 +47,8 @@ class ModuleBoundaryTest {
         List<String> path = new ArrayList<>(List.of(Path.of("target", "classes").toAbsolutePath().toString()));
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             String n = Path.of(e).toString();
-            if (n.matches(".*/jrdma-(verbs|wire|soft|rocev2|congestion|fabric|cm|nvmeof)/target/classes") || n.matches(
-                    ".*/(jrdma-(verbs|wire|soft|rocev2|congestion|fabric|cm|nvmeof)|picocli|HdrHistogram|xchart|VectorGraphics2D|agrona|slf4j-api"
+            if (n.matches(".*/jrdma-(verbs|wire|soft|rocev2|congestion|fabric|cm|nvmeof|examples|app)/target/classes") || n.matches(
+                    ".*/(jrdma-(verbs|wire|soft|rocev2|congestion|fabric|cm|nvmeof|examples|app)|picocli|HdrHistogram|xchart|VectorGraphics2D|agrona|slf4j-api"
                             + "|slf4j-simple)-[0-9][^/]*\\.jar")) {
                 path.add(e);
             }
