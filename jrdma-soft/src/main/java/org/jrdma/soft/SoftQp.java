@@ -22,6 +22,7 @@ import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
 import org.jrdma.verbs.WrOpcode;
+import org.jrdma.verbs.Device;
 import org.jrdma.verbs.jfr.JrdmaEvents;
 
 /**
@@ -132,9 +133,10 @@ public final class SoftQp implements QueuePair {
         return pd;
     }
 
-    /** The name of the device this QP is on (for logs and Flight Recorder events). */
+    /** The name of the device this QP is on (for logs and Flight Recorder events); "" for a context without one. */
     public String deviceName() {
-        return pd.softContext().device().name();
+        Device d = pd.softContext().device();
+        return d == null ? "" : d.name();
     }
 
     /** True when every send WR generates a completion ({@code sq_sig_all}). */
