@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * and always for connecting sockets, the MPA exchange, the end of a stream and socket errors.
  * Transmission needs no thread switch at all: the posting thread writes its FPDUs to the socket
  * itself ({@code SiwQp.pump}); this thread only resumes what a full socket left (OP_WRITE).
- * {@code -Djrdma.pollProgress=false} (or {@code jrdma.pollProgress.NAME}, as the RoCE devices)
- * leaves all receiving to this thread.
+ * Opt-in for now: {@code -Djrdma.iwarp.pollProgress=true} (or {@code jrdma.iwarp.pollProgress.NAME});
+ * by default all receiving stays with this thread.
  *
  * <p>Threads and locks: the loop holds no lock between events; a connection takes its receive lock
  * (a try-lock shared with polling threads) and, inside it, its QP's lock for each FPDU it places
@@ -79,7 +79,7 @@ public final class SiwAgent {
         }
     }
 
-    /** Whether threads polling an empty CQ receive ({@code jrdma.pollProgress}, default true). */
+    /** Whether threads polling an empty CQ receive ({@code jrdma.iwarp.pollProgress}, default false). */
     private final boolean pollProgress;
     /** The connections in RDMA mode, which polling threads receive on (copy-on-write under {@link #polledLock}). */
     private volatile SiwConnection[] polled = NONE;
@@ -95,11 +95,12 @@ public final class SiwAgent {
     private long roundsSeen;
     private long waitsSeen;
 
+    /** An agent whose polling threads do not receive (all receiving on the I/O thread). */
     public SiwAgent(String name, InetAddress address, SoftResources resources, int mss) {
-        this(name, address, resources, mss, true);
+        this(name, address, resources, mss, false);
     }
 
-    /** As above; {@code pollProgress} false leaves all receiving to the I/O thread. */
+    /** {@code pollProgress}: threads polling an empty CQ receive too ({@link #progress()}). */
     public SiwAgent(String name, InetAddress address, SoftResources resources, int mss, boolean pollProgress) {
         this.name = name;
         this.pollProgress = pollProgress;
