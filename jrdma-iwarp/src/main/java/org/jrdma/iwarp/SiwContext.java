@@ -68,6 +68,21 @@ public final class SiwContext extends SoftContext {
         return device;
     }
 
+    /**
+     * A CQ of this context was found empty by {@code poll}: the polling thread receives for the
+     * device itself ({@link SiwAgent#progress()}; never blocks).
+     */
+    @Override
+    public void progress() {
+        agent.progress();
+    }
+
+    /** A thread blocks for a CQ event: the device's I/O thread receives again ({@link SiwAgent#applicationBlocking()}). */
+    @Override
+    public void blockingForEvents() {
+        agent.applicationBlocking();
+    }
+
     /** The device's I/O agent (for the CM transport of the same module). */
     public SiwAgent agent() {
         return agent;

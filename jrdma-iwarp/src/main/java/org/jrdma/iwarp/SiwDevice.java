@@ -88,7 +88,7 @@ public final class SiwDevice implements Device {
             mtu = interfaceMtu(address);
             int mss = mtu - (address instanceof java.net.Inet6Address ? IPV6_TCP_OVERHEAD : IPV4_TCP_OVERHEAD);
             resources = new SoftResources();
-            agent = new SiwAgent(name, address, resources, mss);
+            agent = new SiwAgent(name, address, resources, mss, pollProgressOption(name));
             java.nio.file.Path pcap = pcapOption(name);
             if (pcap != null) {
                 agent.capture().start(pcap);
@@ -117,6 +117,29 @@ public final class SiwDevice implements Device {
             v = System.getProperty("jrdma.pcap");
         }
         return v == null || v.isBlank() ? null : java.nio.file.Path.of(v.strip());
+    }
+
+    /**
+     * Whether threads polling an empty CQ receive for the device: {@code -Djrdma.iwarp.pollProgress.NAME},
+     * else {@code -Djrdma.iwarp.pollProgress}, {@code true} or {@code false}; default false (opt-in:
+     * an {@code ib_write_lat} ping-pong was seen to stall with it on, not yet explained; see the
+     * module README).
+     *
+     * @throws IllegalArgumentException another value
+     */
+    static boolean pollProgressOption(String name) {
+        String v = System.getProperty("jrdma.iwarp.pollProgress." + name);
+        if (v == null || v.isBlank()) {
+            v = System.getProperty("jrdma.iwarp.pollProgress");
+        }
+        if (v == null || v.isBlank()) {
+            return false;
+        }
+        return switch (v.strip()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("jrdma.iwarp.pollProgress is '" + v + "': true or false");
+        };
     }
 
     /** The MTU of the network interface that holds {@code address} (65536 on loopback; 1500 if unknown). */

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jrdma.iwarp.wire.FpduCrc;
 import org.jrdma.iwarp.wire.FpduFramer;
 import org.jrdma.iwarp.wire.Mpa;
@@ -24,7 +25,19 @@ import org.slf4j.LoggerFactory;
  * <p>Receive: the I/O thread reads into a direct buffer and cuts it into MPA frames, then into
  * whole FPDUs (length, pad, CRC32c when negotiated), each handed to the bound {@link SiwQp} under
  * its lock. After an MPA frame reception stops until the CM side has acted on it
- * ({@link #resumeReceive()}), so no FPDU reaches a QP that is not yet in RTS.
+ * ({@link #resumeReceive()}), so no FPDU reaches a QP that is not yet in RTS. In RDMA mode a thread
+ * polling an empty CQ of the device receives too ({@link #pollReceive()}, the RoCE provider's
+ * "receive in the polling thread"): one non-blocking read and the FPDUs it completed, exactly as the
+ * I/O thread would, so that a busy-polling application sees its completion without waiting for the
+ * I/O thread to wake. The MPA exchange, the end of the stream and socket errors stay with the I/O
+ * thread (a polling thread that reads the FIN or an error hands the connection back to it).
+ *
+ * <p>Receive lock: whoever receives holds the connection's receive lock ({@link #rxOwned}, a
+ * try-lock flag that allocates nothing): the I/O thread and polling threads only try it (a thread
+ * that fails leaves the bytes to the holder; the I/O thread's selector reports them again), the
+ * I/O thread's {@link #resumeReceive()} waits for it. It guards the receive buffer and
+ * {@code rxSuspended}. Lock order: receive lock → QP lock → the connection's {@link #txLock} or a
+ * CQ's lock; nobody takes the receive lock while holding a QP or CQ lock.
  *
  * <p>Transmit: FPDUs and MPA frames are appended to a direct buffer under {@link #txLock} (a leaf
  * monitor, level 9 of the lock order: taken inside a QP's lock by its transmitter, or alone) and
@@ -91,6 +104,10 @@ final class SiwConnection implements SiwAgent.Handler {
     private final SiwCapture.Flow flow;
     private boolean closeAfterFlush;
     private boolean eof;
+    /** The receive lock (see the class comment): true while a thread receives. */
+    private final AtomicBoolean rxOwned = new AtomicBoolean();
+    /** A polling thread read the end of the stream or an error: from now on only the I/O thread receives. */
+    private volatile boolean handedOver;
 
     SiwConnection(SiwAgent agent, SocketChannel ch, boolean active, Events events) {
         this.agent = agent;
@@ -153,6 +170,7 @@ final class SiwConnection implements SiwAgent.Handler {
         framer.crcEnabled(withCrc);
         this.qp = q;
         this.phase = Phase.RDMA;
+        agent.addPolled(this);
     }
 
     SiwQp qp() {
@@ -162,15 +180,93 @@ final class SiwConnection implements SiwAgent.Handler {
     /** Receiving resumes after an MPA frame was dealt with (any thread). */
     void resumeReceive() {
         agent.execute(() -> {
-            rxSuspended = false;
-            if (key != null && key.isValid()) {
-                key.interestOpsOr(SelectionKey.OP_READ);
-                processRx();
-                if (eof) {
-                    onEof();
+            while (!rxOwned.compareAndSet(false, true)) {
+                Thread.onSpinWait(); // a polling thread found rxSuspended and lets go at once
+            }
+            try {
+                rxSuspended = false;
+                if (key != null && key.isValid()) {
+                    key.interestOpsOr(SelectionKey.OP_READ);
+                    processRx();
+                    if (eof) {
+                        onEof();
+                    }
                 }
+            } finally {
+                rxOwned.set(false);
             }
         });
+    }
+
+    // ---------------------------------------------------------------- polling threads
+
+    /**
+     * Receives in the calling thread, a thread that found a CQ of the device empty
+     * ({@code SiwAgent.progress()}): if the connection carries FPDUs, receiving is not suspended and
+     * no other thread holds the receive lock (a try, never a wait), one non-blocking read and the
+     * whole FPDUs it completed, placed under the QP's lock as on the I/O thread. The end of the
+     * stream or a socket error is handed to the I/O thread ({@link #handedOver}), which ends the
+     * connection as it always does. Allocates nothing (but on that error path); never blocks.
+     */
+    void pollReceive() {
+        if (phase != Phase.RDMA || awaitRtr || handedOver || !rxOwned.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (rxSuspended || eof || phase != Phase.RDMA) {
+                return;
+            }
+            int p0 = rx.position();
+            int n = ch.read(rx);
+            if (n > 0) {
+                agent.capture().data(flow, this, false, rx, p0, n);
+                processRx();
+            } else if (n < 0) {
+                handedOver = true; // the I/O thread reads the end again (a socket stays at EOF) and closes
+                agent.wakeup();
+            }
+        } catch (IOException e) {
+            handOver(errnoOf(e));
+        } catch (RuntimeException e) {
+            LOG.warn("{}: connection {} (polling thread): {}", agent.name(), remoteAddress(), e.toString(), e);
+            handOver(Errno.EIO);
+        } finally {
+            rxOwned.set(false);
+        }
+    }
+
+    /** A polling thread met a socket error: the I/O thread ends the connection (polling thread, error path). */
+    private void handOver(int errno) {
+        handedOver = true;
+        agent.execute(() -> fail(errno));
+    }
+
+    /**
+     * Whether polling threads receive here, so the I/O thread may leave it to them: RDMA mode, not
+     * suspended, no RTR awaited, not handed back (I/O thread).
+     */
+    private boolean pollable() {
+        return phase == Phase.RDMA && !rxSuspended && !eof && !awaitRtr && !handedOver;
+    }
+
+    /**
+     * The I/O thread steps back from receiving ({@code back}: polling threads receive, so the
+     * socket's OP_READ is dropped and its data wakes nobody) or takes it up again (I/O thread).
+     */
+    void readInterest(boolean back) {
+        SelectionKey k = key;
+        if (k == null || !k.isValid() || rxSuspended || eof) {
+            return;
+        }
+        // interestOpsAnd/Or: atomic against a posting thread's OP_WRITE change (flushLocked)
+        int ops = k.interestOps();
+        if (back && pollable()) {
+            if ((ops & SelectionKey.OP_READ) != 0) {
+                k.interestOpsAnd(~SelectionKey.OP_READ);
+            }
+        } else if ((ops & SelectionKey.OP_READ) == 0) {
+            k.interestOpsOr(SelectionKey.OP_READ);
+        }
     }
 
     // ---------------------------------------------------------------- I/O thread
@@ -206,6 +302,17 @@ final class SiwConnection implements SiwAgent.Handler {
     }
 
     private void onReadable() throws IOException {
+        if (!rxOwned.compareAndSet(false, true)) {
+            return; // a polling thread receives; what it leaves is reported again
+        }
+        try {
+            onReadableLocked();
+        } finally {
+            rxOwned.set(false);
+        }
+    }
+
+    private void onReadableLocked() throws IOException {
         if (rxSuspended) {
             key.interestOpsAnd(~SelectionKey.OP_READ);
             return;
@@ -237,7 +344,7 @@ final class SiwConnection implements SiwAgent.Handler {
         events.closed(this, 0);
     }
 
-    /** Cuts the received bytes into MPA frames or FPDUs (I/O thread). */
+    /** Cuts the received bytes into MPA frames or FPDUs (the receive lock's holder: I/O thread, or a polling thread in RDMA mode). */
     private void processRx() {
         int end = rx.position();
         while (!rxSuspended && phase != Phase.CLOSED) {
@@ -421,6 +528,7 @@ final class SiwConnection implements SiwAgent.Handler {
             return;
         }
         phase = Phase.CLOSED;
+        agent.removePolled(this);
         agent.execute(() -> {
             try {
                 if (abort && ch.isOpen()) {

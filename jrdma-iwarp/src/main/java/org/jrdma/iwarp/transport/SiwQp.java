@@ -58,8 +58,10 @@ import org.slf4j.LoggerFactory;
  * received Terminate moves the QP to ERR.
  *
  * <p>Threads and locks: everything runs under the QP's lock ({@link SoftQp#lock()}): the posting
- * thread transmits what it posted at once; the device's I/O thread receives and resumes
- * transmission when the socket takes bytes again; the CM thread moves the QP to RTS. The
+ * thread transmits what it posted at once (its FPDUs go to the socket in its own thread); the
+ * device's I/O thread, or a thread polling an empty CQ of the device ({@code SiwAgent.progress},
+ * inside the connection's receive lock), receives; the I/O thread resumes transmission when the
+ * socket takes bytes again; the CM thread moves the QP to RTS. The
  * connection's {@code txLock} is taken inside the QP's lock. Nothing is allocated per operation.
  */
 public final class SiwQp implements QpTransport {
@@ -365,7 +367,7 @@ public final class SiwQp implements QpTransport {
 
     // ---------------------------------------------------------------- the connection's calls (I/O thread)
 
-    /** One whole FPDU (its ULPDU of {@code ulpduLen} bytes at {@code off + 2}). I/O thread; takes the QP's lock. */
+    /** One whole FPDU (its ULPDU of {@code ulpduLen} bytes at {@code off + 2}). The connection's receiver (I/O or polling thread, receive lock held); takes the QP's lock. */
     boolean receive(MemorySegment s, long off, int ulpduLen) {
         boolean goOn;
         synchronized (core.lock()) {
