@@ -19,8 +19,12 @@ import java.util.Map;
 final class GuestJrdma {
     /** Where the runtime lands under LAB_SHARED, and so under /shared in a guest. */
     static final String DIR = "jrdma-native";
-    /** The modules of the runtime (the tools: java.desktop for charts, java.management; Agrona: jdk.unsupported). */
-    static final String MODULES = "java.desktop,java.management,jdk.management,jdk.unsupported,java.logging";
+    /**
+     * The modules of the runtime (the tools: java.desktop for charts, java.management; Agrona:
+     * jdk.unsupported; the Flight Recorder events of org.jrdma.verbs: jdk.jfr). Every JDK module a
+     * jrdma module requires must be here ({@code GuestJrdmaModulesTest} checks it).
+     */
+    static final String MODULES = "java.desktop,java.management,jdk.management,jdk.unsupported,java.logging,jdk.jfr";
 
     private GuestJrdma() {
     }
@@ -32,6 +36,21 @@ final class GuestJrdma {
      * @return the shell command prefix that runs the jrdma tool in a guest ({@code ... Jrdma}; append
      *         the subcommand and its arguments)
      */
+    /** Whether a runtime image built earlier has every module of {@link #MODULES} (its {@code release} file). */
+    private static boolean hasModules(Path image) throws IOException {
+        Path release = image.resolve("release");
+        if (!Files.isRegularFile(release)) {
+            return false;
+        }
+        String r = Files.readString(release);
+        for (String m : MODULES.split(",")) {
+            if (!java.util.regex.Pattern.compile("[\" ]" + java.util.regex.Pattern.quote(m) + "[\" ]").matcher(r).find()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static String install(Lab lab) throws IOException, InterruptedException {
         List<String> java = Tools.javaCommand();
         int p = java.indexOf("-p");
@@ -43,6 +62,9 @@ final class GuestJrdma {
         Path image = Tools.root().resolve("target/guest-jdk");
         Path log = Files.createTempFile("guest-jdk", ".txt");
         try {
+            if (Files.isExecutable(image.resolve("bin/java")) && !hasModules(image)) {
+                Bounded.run(List.of("rm", "-rf", image.toString()), Map.of(), log, Duration.ofSeconds(60));
+            }
             if (!Files.isExecutable(image.resolve("bin/java"))) {
                 Files.createDirectories(image.getParent());
                 int rc = Bounded.run(List.of(jdk.resolve("bin/jlink").toString(), "--add-modules", MODULES,
