@@ -64,14 +64,9 @@ final class PendingCalls {
 
     /** Completes the call that {@code response} answers; a response to no pending call is ignored. */
     void complete(RpcFrame response) {
-        complete(response.requestId(), response.code(), response.payload());
-    }
-
-    /** Completes call {@code id} from a response's status and payload; an id of no pending call is ignored. */
-    void complete(long id, int code, byte[] payload) {
-        CompletableFuture<byte[]> f = pending.get(id);
+        CompletableFuture<byte[]> f = pending.get(response.requestId());
         if (f != null) {
-            RpcFrame.complete(f, code, payload);
+            RpcFrame.complete(f, response.code(), response.payload());
         }
     }
 

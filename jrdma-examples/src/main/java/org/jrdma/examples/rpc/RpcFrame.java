@@ -53,6 +53,31 @@ public record RpcFrame(long requestId, int code, byte[] payload) {
     }
 
     /**
+     * The payload length of the frame at {@code in}'s position when all of it is in {@code in}, or -1
+     * while the rest is still on the way (a stream's reader, TCP); {@code in} does not move.
+     *
+     * @throws java.io.IOException the length field is negative or the frame is over {@code limit} bytes
+     */
+    static int completePayload(ByteBuffer in, int limit) throws java.io.IOException {
+        if (in.remaining() < HEADER) {
+            return -1;
+        }
+        int len = in.getInt(in.position() + 12);
+        if (len < 0 || HEADER + (long) len > limit) {
+            throw new java.io.IOException("rpc: a frame of " + len + " payload bytes, over the limit of " + (limit - HEADER));
+        }
+        return in.remaining() < HEADER + len ? -1 : len;
+    }
+
+    /** Takes the frame at {@code in}'s position whose payload is {@code len} bytes; {@code in} moves past it. */
+    static RpcFrame take(ByteBuffer in, int len) {
+        int p = in.position();
+        byte[] payload = new byte[len];
+        in.get(p + HEADER, payload).position(p + HEADER + len);
+        return new RpcFrame(in.getLong(p), in.getInt(p + 8), payload);
+    }
+
+    /**
      * The frame in {@code m}.
      *
      * @throws IllegalArgumentException when {@code m} is shorter than its header says

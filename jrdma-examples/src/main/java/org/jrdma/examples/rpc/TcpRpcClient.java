@@ -111,19 +111,8 @@ public final class TcpRpcClient implements RpcClient {
                     throw new EOFException("rpc: the server closed the connection");
                 }
                 in.flip();
-                while (in.remaining() >= RpcFrame.HEADER) {
-                    int p = in.position();
-                    int len = in.getInt(p + 12);
-                    if (len < 0 || RpcFrame.HEADER + (long) len > limit) {
-                        throw new IOException("rpc: a frame of " + len + " payload bytes, over the limit of "
-                                + (limit - RpcFrame.HEADER));
-                    }
-                    if (in.remaining() < RpcFrame.HEADER + len) {
-                        break;                                // the rest of it is still on the way
-                    }
-                    byte[] payload = new byte[len];
-                    in.get(p + RpcFrame.HEADER, payload).position(p + RpcFrame.HEADER + len);
-                    calls.complete(in.getLong(p), in.getInt(p + 8), payload);
+                for (int len; (len = RpcFrame.completePayload(in, limit)) >= 0; ) {
+                    calls.complete(RpcFrame.take(in, len));
                 }
                 in.compact();
             }

@@ -215,27 +215,14 @@ public final class TcpRpcServer implements AutoCloseable {
         private void answer() throws IOException {
             in.flip();
             try {
-                while (in.remaining() >= RpcFrame.HEADER) {
-                    int p = in.position();
-                    int len = in.getInt(p + 12);
-                    if (len < 0 || RpcFrame.HEADER + (long) len > limit) {
-                        throw new IOException("rpc: a frame of " + len + " payload bytes, over the limit of "
-                                + (limit - RpcFrame.HEADER));
-                    }
-                    if (in.remaining() < RpcFrame.HEADER + len) {
-                        break;                                // the rest of it is still on the way
-                    }
+                for (int len; (len = RpcFrame.completePayload(in, limit)) >= 0; ) {
                     if (out.remaining() < limit) {
                         flush();
                         if (out.remaining() < limit) {
                             break;                            // the client is not reading: wait for OP_WRITE
                         }
                     }
-                    long id = in.getLong(p);
-                    int method = in.getInt(p + 8);
-                    byte[] payload = new byte[len];
-                    in.get(p + RpcFrame.HEADER, payload).position(p + RpcFrame.HEADER + len);
-                    RpcFrame.answer(new RpcFrame(id, method, payload), handlers, limit).encodeInto(out);
+                    RpcFrame.answer(RpcFrame.take(in, len), handlers, limit).encodeInto(out);
                 }
             } finally {
                 in.compact();
