@@ -81,20 +81,29 @@ import org.jrdma.verbs.WrOpcode;
  * handler instead (NIO's {@code CompletionHandler} style): once per posted operation, with the same
  * outcomes and in the same threads as a future's (see {@link EndpointCompletionHandler}); a late
  * completion of an operation already failed by a timeout or by the endpoint breaking tells nothing.
+ * {@link #receive(Object, EndpointReceiveHandler)} is the callback form of {@link #receive()}: its
+ * {@link EndpointReceiveHandler} is told once, with a {@link ReceivedView} of the endpoint's own
+ * receive buffer (valid until the handler returns, or until {@link ReceivedView#release()} after
+ * {@link ReceivedView#retain()}; then the same buffer is posted again), with a
+ * {@link TimeoutException}, or with {@link EndpointClosedException} when the endpoint closes or
+ * breaks first.
  *
  * <p><b>Allocation</b> (steady state, one operation at a time; measured by
  * {@code EndpointAllocationTest}, figures per kind in jrdma-app/README.md). The callback form
  * allocates nothing in the posting thread (0 bytes per operation of every kind, on soft RoCE and soft
- * iWARP). The progress thread that completes it allocates nothing per completion; what it allocates
- * comes with its idle waits (the JDK's 32-byte condition node each time it blocks on a soft device's
- * completion channel, and a little more per wait not yet accounted for). The future form
+ * iWARP). The progress thread that completes it allocates nothing either, per completion or per
+ * idle wait on a soft device's completion channel (0 bytes measured over 10,000 operations of each
+ * kind with thousands of waits). The future form
  * allocates its {@link CompletableFuture} (24 bytes) in the posting thread, and an atomic's value is
  * boxed as a {@link Long} when the future completes (16 bytes, outside the Long cache). An atomic's
  * 8-byte result lives in the endpoint's results lease (a slot's 8 bytes; leased once at creation, so
  * an endpoint holds one more pool lease, returned by close), unless {@code 8 * sendDepth} is more than
  * the pool's largest lease (then each atomic leases 8 bytes). The work request, its SGE and the
  * completion array are reused; {@link #receive()} allocates its future, the {@link Received} and
- * (reposting) the next receive buffer's {@link Lease}.
+ * (reposting) the next receive buffer's {@link Lease}. The callback form of receive allocates nothing
+ * per message when the receive waits before its message arrives (its entry in a reused ring, the
+ * slot's view and buffer reused, the buffer posted again as it was); {@code EndpointAllocationTest}
+ * measures it on both soft providers.
  */
 public final class Endpoint implements AutoCloseable {
     private static final long RECV = 1L << 62;
@@ -154,6 +163,46 @@ public final class Endpoint implements AutoCloseable {
     private final QueuePair qp;
     private final long timeoutNanos;
     private final Object lock = new Object();
+
+    /** A receive waiting for its message: a future, or a handler and its attachment. */
+    private static final class Waiter {
+        CompletableFuture<Received> future;
+        EndpointReceiveHandler<Object> handler;
+        Object attachment;
+        long deadline;
+
+        void clear() {
+            future = null;
+            handler = null;
+            attachment = null;
+        }
+
+        /** A copy to tell outside the lock (failure paths only: allocates). */
+        Waiter copy() {
+            Waiter x = new Waiter();
+            x.future = future;
+            x.handler = handler;
+            x.attachment = attachment;
+            return x;
+        }
+
+        /** Tells this receive {@code exc} (outside the lock). */
+        void fail(Throwable exc) {
+            if (future != null) {
+                future.completeExceptionally(exc);      // a cancelled one ignores it
+            } else {
+                tellReceiveFailed(handler, exc, attachment);
+            }
+        }
+    }
+
+    private static Waiter[] newWaiters(int n) {
+        Waiter[] w = new Waiter[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = new Waiter();
+        }
+        return w;
+    }
     private final ReentrantLock progressLock = new ReentrantLock();
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     /**
@@ -167,11 +216,23 @@ public final class Endpoint implements AutoCloseable {
     private final Op[] ops;
     private final int[] freeOps;
     private int freeCount;
+    /** Each receive slot's buffer: posted, lent to a handler ({@code views[i]} valid), or null (to be leased and posted). */
     private final Lease[] recvs;
+    /** A view per receive slot, lent to a receive handler with the slot's buffer (made once). */
+    private final ReceivedView[] views;
+    private final boolean[] lent;
     private int recvPosted;
+    private int recvLent;
+    /** Messages that came before a receive asked for them (each with its own lease, out of its slot). */
     private final ArrayDeque<Received> arrived = new ArrayDeque<>();
-    private final ArrayDeque<CompletableFuture<Received>> waiters = new ArrayDeque<>();
-    private final ArrayDeque<Long> waiterDeadlines = new ArrayDeque<>();
+    /**
+     * The receives waiting for a message, oldest first: a ring of reused entries (grown when full,
+     * never shrunk), so that a receive with a handler allocates nothing. Invariant (under the lock):
+     * {@code arrived} and the ring are not both non-empty for longer than until the next progress round.
+     */
+    private Waiter[] waiters = newWaiters(8);
+    private int waiterHead;
+    private int waiterCount;
     private final SendWr swr = new SendWr();
     private final Sge ssge = new Sge();
     private final RecvWr rwr = new RecvWr();
@@ -200,6 +261,11 @@ public final class Endpoint implements AutoCloseable {
         swr.sgList(ssge);
         rwr.sgList(rsge);
         this.recvs = new Lease[cfg.recvDepth()];
+        this.views = new ReceivedView[cfg.recvDepth()];
+        this.lent = new boolean[cfg.recvDepth()];
+        for (int i = 0; i < views.length; i++) {
+            views[i] = new ReceivedView(this, i);
+        }
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -385,20 +451,108 @@ public final class Endpoint implements AutoCloseable {
     /** As {@link #receive()}, waiting at most {@code timeout} (then {@link TimeoutException}). */
     public CompletableFuture<Received> receive(Duration timeout) {
         CompletableFuture<Received> f = new CompletableFuture<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lock) {
-            Received r = arrived.pollFirst();
-            if (r != null) {
-                f.complete(r);
-                return f;
+            if (waiterCount == 0) {
+                Received r = arrived.pollFirst();
+                if (r != null) {
+                    f.complete(r);
+                    return f;
+                }
             }
-            if (state != State.CONNECTED && state != State.CONNECTING) {
+            if (waiterCount == 0 && state != State.CONNECTED && state != State.CONNECTING) {
                 f.completeExceptionally(closedException());
                 return f;
             }
-            waiters.addLast(f);
-            waiterDeadlines.addLast(System.nanoTime() + timeout.toNanos());
+            addWaiter(f, null, null, deadline);
         }
         return f;
+    }
+
+    /**
+     * The callback form of {@link #receive()}: {@code handler} is told the next message (or why none
+     * came within {@link EndpointConfig#timeout()}), exactly once; see
+     * {@link #receive(Duration, Object, EndpointReceiveHandler)}.
+     */
+    public <A> void receive(A attachment, EndpointReceiveHandler<? super A> handler) {
+        receive(cfg.timeout(), attachment, handler);
+    }
+
+    /**
+     * The callback form of {@link #receive(Duration)}: asks for the next message and returns at once;
+     * {@code handler} is told exactly once (see {@link EndpointReceiveHandler}): with a
+     * {@link ReceivedView} of the message in the endpoint's own receive buffer, valid until the handler
+     * returns (or, retained, until released), after which the same buffer is posted again; with
+     * {@link TimeoutException} when no message came within {@code timeout} (nothing else changes);
+     * with {@link EndpointClosedException} when the endpoint closes or breaks first, or (in this
+     * thread, before this returns) when it is already broken or closed and no message is waiting.
+     * Receives are served in the order they were made, the future form's and this form's alike.
+     *
+     * <p>Allocation: none when the receive is waiting before its message arrives (a server that asks
+     * for the next request from its handler, a client that asks for the reply before it sends), in
+     * this thread or in the thread that progresses the endpoint. A message that arrived before any
+     * receive asked for it has already been moved out of its slot (the slot got a fresh buffer, a
+     * {@link Received} holds it); such a message is told through a view made for it, by the next
+     * progress round (with the group's progress thread, within a millisecond when it is idle), and its
+     * buffer goes back to the pool after the handler.
+     *
+     * @param timeout how long to wait for a message (positive)
+     * @throws NullPointerException when {@code handler} is null (nothing is told)
+     */
+    @SuppressWarnings("unchecked")
+    public <A> void receive(Duration timeout, A attachment, EndpointReceiveHandler<? super A> handler) {
+        if (handler == null) {
+            throw new NullPointerException("handler");
+        }
+        EndpointReceiveHandler<Object> h = (EndpointReceiveHandler<Object>) handler;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean refused = false;
+        synchronized (lock) {
+            if (arrived.isEmpty() && state != State.CONNECTED && state != State.CONNECTING) {
+                refused = true;
+            } else {
+                addWaiter(null, h, attachment, deadline);     // a message already here: told by the next progress round
+            }
+        }
+        if (refused) {
+            tellReceiveFailed(h, closedException(), attachment);
+        }
+    }
+
+    /** Under the lock: queues a receive. */
+    private void addWaiter(CompletableFuture<Received> f, EndpointReceiveHandler<Object> h, Object attachment, long deadline) {
+        if (waiterCount == waiters.length) {
+            Waiter[] w = newWaiters(waiters.length * 2);
+            for (int i = 0; i < waiterCount; i++) {
+                w[i] = waiters[(waiterHead + i) % waiters.length];
+            }
+            waiters = w;
+            waiterHead = 0;
+        }
+        Waiter w = waiters[(waiterHead + waiterCount) % waiters.length];
+        w.future = f;
+        w.handler = h;
+        w.attachment = attachment;
+        w.deadline = deadline;
+        waiterCount++;
+    }
+
+    /**
+     * Under the lock: the oldest receive still waiting (a cancelled future's is dropped), removed from
+     * the ring (the entry is valid until the next {@link #addWaiter}: read it under the same lock), or null.
+     */
+    private Waiter takeWaiter() {
+        while (waiterCount > 0) {
+            Waiter w = waiters[waiterHead];
+            waiterHead = (waiterHead + 1) % waiters.length;
+            waiterCount--;
+            if (w.future != null && w.future.isDone()) {
+                w.clear();
+                continue;
+            }
+            return w;
+        }
+        return null;
     }
 
     /**
@@ -557,10 +711,11 @@ public final class Endpoint implements AutoCloseable {
                 checkTimeouts(now);
             }
             synchronized (lock) {
-                if (recvPosted < recvs.length && state == State.CONNECTED) {
+                if (recvPosted + recvLent < recvs.length && state == State.CONNECTED) {
                     postReceives();
                 }
             }
+            deliverArrived();
             return n;
         } finally {
             progressLock.unlock();
@@ -599,32 +754,7 @@ public final class Endpoint implements AutoCloseable {
         long wrId = wc.wrId();
         WcStatus status = wc.status();
         if ((wrId & RECV) != 0) {
-            int slot = (int) (wrId & 0xffff);
-            Received r = null;
-            CompletableFuture<Received> waiter = null;
-            synchronized (lock) {
-                Lease l = recvs[slot];
-                recvs[slot] = null;
-                recvPosted--;
-                if (status == WcStatus.SUCCESS && l != null) {
-                    boolean imm = (wc.wcFlags() & WcFlags.WITH_IMM) != 0;
-                    r = new Received(l, wc.byteLen(), wc.opcode(), imm, imm ? wc.immData() : 0);
-                    waiter = waiters.pollFirst();
-                    if (waiter != null) {
-                        waiterDeadlines.pollFirst();
-                    } else {
-                        arrived.addLast(r);
-                    }
-                } else if (l != null) {
-                    l.close();
-                }
-            }
-            if (waiter != null && !waiter.complete(r)) {
-                r.close();      // cancelled meanwhile: never reached the application
-            }
-            if (status != WcStatus.SUCCESS) {
-                fail(new WorkRequestException(status, wc.opcode(), "receive"));
-            }
+            handleRecv(wc, (int) (wrId & 0xffff), status);
             return;
         }
         int slot = (int) wrId;
@@ -669,20 +799,192 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
+    /** A receive's completion: to the oldest waiting receive (a handler gets the slot's view), else kept for the next. */
+    private void handleRecv(WorkCompletion wc, int slot, WcStatus status) {
+        Received r = null;
+        CompletableFuture<Received> future = null;
+        EndpointReceiveHandler<Object> h = null;
+        Object attachment = null;
+        ReceivedView view = null;
+        synchronized (lock) {
+            Lease l = recvs[slot];
+            recvPosted--;
+            if (status == WcStatus.SUCCESS && l != null) {
+                boolean imm = (wc.wcFlags() & WcFlags.WITH_IMM) != 0;
+                Waiter w = arrived.isEmpty() ? takeWaiter() : null;     // older messages first
+                if (w != null && w.handler != null) {
+                    view = views[slot];                                 // lent with its buffer: nothing allocated
+                    view.open(l, wc.byteLen(), wc.opcode(), imm, imm ? wc.immData() : 0);
+                    lent[slot] = true;
+                    recvLent++;
+                    h = w.handler;
+                    attachment = w.attachment;
+                    w.clear();
+                } else {
+                    recvs[slot] = null;                                 // the message takes the buffer; the slot gets a fresh one
+                    r = new Received(l, wc.byteLen(), wc.opcode(), imm, imm ? wc.immData() : 0);
+                    if (w != null) {
+                        future = w.future;
+                        w.clear();
+                    } else {
+                        arrived.addLast(r);
+                    }
+                }
+            } else {
+                recvs[slot] = null;
+                if (l != null) {
+                    l.close();
+                }
+            }
+        }
+        if (view != null) {
+            tellReceived(h, view, attachment);
+        } else if (future != null && !future.complete(r)) {
+            synchronized (lock) {
+                arrived.addFirst(r);                                    // cancelled meanwhile: the next receive takes it
+            }
+        }
+        if (status != WcStatus.SUCCESS) {
+            fail(new WorkRequestException(status, wc.opcode(), "receive"));
+        }
+    }
+
+    /**
+     * Hands messages that came before their receive to the receives that have come since (progress
+     * rounds only, so that a handler that asks for the next message is never called again inside
+     * itself); once the endpoint is broken and no message is left, fails the receives still waiting.
+     */
+    private void deliverArrived() {
+        while (true) {
+            Received r;
+            Waiter w;
+            CompletableFuture<Received> future;
+            EndpointReceiveHandler<Object> h;
+            Object attachment;
+            synchronized (lock) {
+                if (waiterCount == 0) {
+                    return;
+                }
+                if (arrived.isEmpty()) {
+                    if (state == State.CONNECTED || state == State.CONNECTING) {
+                        return;
+                    }
+                    r = null;
+                } else {
+                    r = arrived.peekFirst();
+                }
+                w = takeWaiter();
+                if (w == null) {
+                    return;
+                }
+                if (r != null) {
+                    arrived.pollFirst();
+                }
+                future = w.future;
+                h = w.handler;
+                attachment = w.attachment;
+                w.clear();
+            }
+            if (r == null) {
+                EndpointClosedException x = closedException();
+                if (future != null) {
+                    future.completeExceptionally(x);
+                } else {
+                    tellReceiveFailed(h, x, attachment);
+                }
+            } else if (future != null) {
+                if (!future.complete(r)) {
+                    synchronized (lock) {
+                        arrived.addFirst(r);
+                    }
+                }
+            } else {
+                ReceivedView v = new ReceivedView(this, -1);            // not a slot's: this message has its own lease
+                synchronized (lock) {
+                    v.open(r.lease(), r.byteLen(), r.opcode(), r.hasImm(), r.immData());
+                }
+                tellReceived(h, v, attachment);
+            }
+        }
+    }
+
+    /** Tells a receive handler its message; then, unless retained, the view ends and its buffer is posted again (or returned). */
+    private void tellReceived(EndpointReceiveHandler<Object> h, ReceivedView view, Object attachment) {
+        try {
+            h.received(view, attachment);
+        } catch (RuntimeException | Error e) {
+            uncaught(e);
+        } finally {
+            if (view.handlerReturned()) {
+                viewEnded(view);
+            }
+        }
+    }
+
+    /** {@link ReceivedView#release()}: any thread. */
+    void released(ReceivedView view) {
+        viewEnded(view);
+    }
+
+    /** A view is no longer valid: a slot's buffer is posted again (while connected), a message's own lease is closed. */
+    private void viewEnded(ReceivedView view) {
+        int slot = view.slot;
+        if (slot < 0) {
+            view.lease().close();
+            return;
+        }
+        synchronized (lock) {
+            if (!lent[slot]) {
+                return;                                 // closed meanwhile: the buffer went back with the endpoint
+            }
+            lent[slot] = false;
+            recvLent--;
+            Lease l = recvs[slot];
+            if (l == null || state != State.CONNECTED) {
+                return;                                 // broken: close returns it
+            }
+            try {
+                postRecv(slot, l);
+            } catch (RuntimeException e) {
+                recvs[slot] = null;                     // the QP refused (broken under us): give it back
+                l.close();
+            }
+        }
+    }
+
+    private static void tellReceiveFailed(EndpointReceiveHandler<Object> h, Throwable exc, Object attachment) {
+        try {
+            h.failed(exc, attachment);
+        } catch (RuntimeException | Error e) {
+            uncaught(e);
+        }
+    }
+
     private void checkTimeouts(long now) {
-        List<CompletableFuture<Received>> expiredWaiters = null;
+        List<Waiter> expiredWaiters = null;
         CompletableFuture<Object> expiredOp = null;
         EndpointCompletionHandler<Object> expiredHandler = null;
         Object expiredAttachment = null;
         Kind expiredKind = null;
         synchronized (lock) {
-            while (!waiterDeadlines.isEmpty() && now - waiterDeadlines.peekFirst() >= 0) {
-                waiterDeadlines.pollFirst();
-                if (expiredWaiters == null) {
-                    expiredWaiters = new ArrayList<>();
+            int kept = 0;
+            for (int i = 0; i < waiterCount; i++) {     // in place: the kept entries move up, the expired are copied out
+                Waiter w = waiters[(waiterHead + i) % waiters.length];
+                if (now - w.deadline >= 0 || (w.future != null && w.future.isDone())) {
+                    if (expiredWaiters == null) {
+                        expiredWaiters = new ArrayList<>();
+                    }
+                    expiredWaiters.add(w.copy());
+                    w.clear();
+                } else {
+                    int to = (waiterHead + kept) % waiters.length;
+                    Waiter there = waiters[to];
+                    waiters[to] = w;
+                    waiters[(waiterHead + i) % waiters.length] = there;
+                    kept++;
                 }
-                expiredWaiters.add(waiters.pollFirst());
             }
+            waiterCount = kept;
             if (state == State.CONNECTED) {
                 for (Op op : ops) {
                     if (op.active && !op.notified && now - op.deadline >= 0 && (op.future == null || !op.future.isDone())) {
@@ -697,8 +999,8 @@ public final class Endpoint implements AutoCloseable {
             }
         }
         if (expiredWaiters != null) {
-            for (CompletableFuture<Received> w : expiredWaiters) {
-                w.completeExceptionally(new TimeoutException("receive: no message within the timeout"));
+            for (Waiter w : expiredWaiters) {
+                w.fail(new TimeoutException("receive: no message within the timeout"));
             }
         }
         if (expiredKind != null) {
@@ -714,25 +1016,30 @@ public final class Endpoint implements AutoCloseable {
 
     /** Under the lock: posts receive buffers into the empty slots, as far as the pool allows. */
     private void postReceives() {
-        for (int i = 0; i < recvs.length && recvPosted < recvs.length; i++) {
+        for (int i = 0; i < recvs.length && recvPosted + recvLent < recvs.length; i++) {
             if (recvs[i] != null) {
-                continue;
+                continue;                    // posted, or lent to a receive handler
             }
             Lease l = device.pool.tryLease(cfg.recvBufferSize());
             if (l == null) {
                 return;                      // the pool is at its bound: try again on the next progress
             }
-            rsge.set(l.address(), l.capacity(), l.lkey());
-            rwr.wrId(RECV | i).next(null);
             try {
-                qp.postRecv(rwr);
+                postRecv(i, l);
             } catch (RuntimeException e) {
                 l.close();
                 throw e;
             }
-            recvs[i] = l;
-            recvPosted++;
         }
+    }
+
+    /** Under the lock: posts {@code l} as slot {@code i}'s receive buffer. */
+    private void postRecv(int i, Lease l) {
+        rsge.set(l.address(), l.capacity(), l.lkey());
+        rwr.wrId(RECV | i).next(null);
+        qp.postRecv(rwr);
+        recvs[i] = l;
+        recvPosted++;
     }
 
     // ---- CM events and the connection's life ----
@@ -800,6 +1107,7 @@ public final class Endpoint implements AutoCloseable {
         List<CompletableFuture<?>> toFail = new ArrayList<>();
         List<EndpointCompletionHandler<Object>> handlers = new ArrayList<>();
         List<Object> attachments = new ArrayList<>();
+        List<Waiter> receives = new ArrayList<>();
         synchronized (lock) {
             if (state == State.BROKEN || state == State.CLOSED) {
                 return;
@@ -817,9 +1125,13 @@ public final class Endpoint implements AutoCloseable {
                     }
                 }
             }
-            toFail.addAll(waiters);
-            waiters.clear();
-            waiterDeadlines.clear();
+            if (arrived.isEmpty()) {              // else the receives take those messages first (deliverArrived)
+                Waiter w;
+                while ((w = takeWaiter()) != null) {
+                    receives.add(w.copy());
+                    w.clear();
+                }
+            }
         }
         try {
             qp.modify(new QpAttr().qpState(QpState.ERR), QpAttrMask.STATE);   // flushes what is posted
@@ -838,6 +1150,9 @@ public final class Endpoint implements AutoCloseable {
         }
         for (int i = 0; i < handlers.size(); i++) {
             tellFailed(handlers.get(i), ex, attachments.get(i));
+        }
+        for (Waiter w : receives) {
+            w.fail(ex);
         }
     }
 
@@ -876,6 +1191,7 @@ public final class Endpoint implements AutoCloseable {
                 Thread.onSpinWait();
             }
             List<Lease> leftover = new ArrayList<>();
+            List<Waiter> unserved = new ArrayList<>();
             synchronized (lock) {
                 state = State.CLOSED;
             }
@@ -900,21 +1216,37 @@ public final class Endpoint implements AutoCloseable {
                     }
                 }
                 for (int i = 0; i < recvs.length; i++) {
+                    if (lent[i]) {
+                        views[i].endpointClosed();      // a retained view: its accessors throw from now on
+                        lent[i] = false;
+                    }
                     if (recvs[i] != null) {
                         leftover.add(recvs[i]);
                         recvs[i] = null;
                     }
                 }
                 recvPosted = 0;
+                recvLent = 0;
                 for (Received r : arrived) {
                     leftover.add(r.lease());
                 }
                 arrived.clear();
+                Waiter w;
+                while ((w = takeWaiter()) != null) {    // those left waiting for messages that are now gone
+                    unserved.add(w.copy());
+                    w.clear();
+                }
                 if (results != null) {
                     leftover.add(results);
                 }
             }
             leftover.forEach(Lease::close);
+            if (!unserved.isEmpty()) {
+                EndpointClosedException x = closedException();
+                for (Waiter u : unserved) {
+                    u.fail(x);
+                }
+            }
             try {
                 cq.close();
             } catch (VerbsException ignored) {

@@ -33,12 +33,12 @@ class EndpointAllocationTest {
     static final int WARMUP = 5_000;
     static final int OPS = 10_000;
     /**
-     * What one idle wait of the progress thread may allocate, on average: the JDK's AQS ConditionNode
-     * (32 bytes with compressed oops, the default; none when an event was already queued) and what else
-     * a wait and the rounds around it allocate (17-32 bytes per wait measured on average, so one node at most; not yet accounted
-     * for byte by byte, hence twice the node).
+     * What one idle wait of the progress thread may allocate: nothing. (It blocks on a soft device's
+     * completion channel, which parks a registered waiter; the {@code ArrayBlockingQueue.poll(timeout)}
+     * it used before made a 32-byte AQS condition node per wait that found no event, 17-32 bytes per
+     * wait on average, and this bound was 64.)
      */
-    static final long BYTES_PER_IDLE_WAIT = 64;
+    static final long BYTES_PER_IDLE_WAIT = 0;
     /**
      * Slack for the progress thread over a whole measurement, not per operation: 4 KiB over 10,000
      * operations (under 0.5 byte each), for rare one-off allocations that are not per operation.
@@ -97,6 +97,8 @@ class EndpointAllocationTest {
         final EndpointGroup serverGroup;
         final EndpointGroup clientGroup;
         final Thread progress;
+        /** The server group's progress thread (the one that tells receive handlers). */
+        final Thread serverProgress;
         final Endpoint s;
         final Endpoint c;
         final RemoteBuffer rb;
@@ -109,8 +111,18 @@ class EndpointAllocationTest {
         long sent;
 
         Setup(InetAddress server, InetAddress client) throws Exception {
+            this(server, client, true);
+        }
+
+        /** {@code withDrain}: a thread takes the server's messages with receive futures (false: the test takes them). */
+        Setup(InetAddress server, InetAddress client, boolean withDrain) throws Exception {
+            java.util.Set<Thread> none = progressThreads();
             serverGroup = EndpointGroup.create(new EndpointConfig().timeout(java.time.Duration.ofSeconds(30)));
             java.util.Set<Thread> before = progressThreads();
+            java.util.Set<Thread> serverOnly = new java.util.HashSet<>(before);
+            serverOnly.removeAll(none);
+            assertEquals(1, serverOnly.size(), "the server group's progress thread");
+            serverProgress = serverOnly.iterator().next();
             clientGroup = EndpointGroup.create(new EndpointConfig().timeout(java.time.Duration.ofSeconds(30)));
             java.util.Set<Thread> after = progressThreads();
             after.removeAll(before);
@@ -125,7 +137,7 @@ class EndpointAllocationTest {
             mr = m[0];
             rb = RemoteBuffer.decode(c.peerPrivateData(), 0);
             local = c.pool().lease(64);
-            drain = Thread.ofPlatform().daemon().name("test-drain").start(() -> {
+            drain = !withDrain ? null : Thread.ofPlatform().daemon().name("test-drain").start(() -> {
                 while (!stop) {
                     try {
                         s.receive(java.time.Duration.ofMillis(100)).join().close();
@@ -145,7 +157,9 @@ class EndpointAllocationTest {
         @Override
         public void close() throws Exception {
             stop = true;
-            drain.join(5000);
+            if (drain != null) {
+                drain.join(5000);
+            }
             local.close();
             c.close();
             s.close();
@@ -240,23 +254,30 @@ class EndpointAllocationTest {
         }
     }
 
+    /**
+     * What the counter reads of a measurement allocate themselves in thread {@code me}: the same reads
+     * with nothing between them (the least of three: a one-off in between can only add).
+     */
+    static long readingOverhead(long me, long pt, EndpointGroup g) {
+        long overhead = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            long o0 = allocated(me);
+            allocated(pt);
+            g.idleWaits();
+            g.idleWaits();
+            allocated(pt);
+            overhead = Math.min(overhead, allocated(me) - o0);
+        }
+        return overhead;
+    }
+
     /** As {@link #measureFutures} for the callback form. */
     static double[] measureCallbacks(Setup x, Op op) {
         long me = Thread.currentThread().threadId();
         long pt = x.progress.threadId();
         Counter k = new Counter();
         callbacks(x, op, k, WARMUP);
-        // the same reads with nothing between them: what the reflective reads allocate themselves (the
-        // least of three: a one-off in between can only add)
-        long overhead = Long.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            long o0 = allocated(me);
-            allocated(pt);
-            x.clientGroup.idleWaits();
-            x.clientGroup.idleWaits();
-            allocated(pt);
-            overhead = Math.min(overhead, allocated(me) - o0);
-        }
+        long overhead = readingOverhead(me, pt, x.clientGroup);
         long a0 = allocated(me);
         long p0 = allocated(pt);
         long w0 = x.clientGroup.idleWaits();
@@ -303,6 +324,114 @@ class EndpointAllocationTest {
             assertTrue(r[3] <= r[4] * BYTES_PER_IDLE_WAIT + ONE_OFF_BYTES, provider + " " + op + ": the progress thread allocated "
                     + (long) r[3] + " bytes in " + (long) r[4] + " idle waits (at most " + BYTES_PER_IDLE_WAIT + " each, + "
                     + ONE_OFF_BYTES + ") over " + OPS + " operations");
+        }
+    }
+
+    /**
+     * A receive handler that counts the messages, reads each one's first 8 bytes through the view and
+     * asks for the next message from inside itself (the server of a request/response protocol); no
+     * allocation of its own.
+     */
+    static final class Receiver implements EndpointReceiveHandler<Endpoint> {
+        volatile long received;
+        volatile Throwable failure;
+        volatile boolean stopping;
+        long sum;
+
+        @Override
+        public void received(ReceivedView m, Endpoint ep) {
+            sum += m.getLong(0);
+            received = received + 1;
+            ep.receive(ep, this);
+        }
+
+        @Override
+        public void failed(Throwable exc, Endpoint ep) {
+            if (!stopping) {
+                failure = exc;
+            }
+        }
+    }
+
+    /**
+     * [client caller bytes/op, server progress thread bytes/op, caller bytes, server progress bytes,
+     * server idle waits] over {@link #OPS} SENDs (callback form) taken by a receive handler, after {@link #WARMUP}.
+     */
+    static double[] measureReceives(Setup x, Receiver r) {
+        long me = Thread.currentThread().threadId();
+        long pt = x.serverProgress.threadId();
+        Counter k = new Counter();
+        receives(x, r, k, WARMUP);
+        long overhead = readingOverhead(me, pt, x.serverGroup);
+        org.jrdma.pool.PoolMetrics m0 = x.s.pool().metrics();
+        long a0 = allocated(me);
+        long p0 = allocated(pt);
+        long w0 = x.serverGroup.idleWaits();
+        receives(x, r, k, OPS);
+        long w1 = x.serverGroup.idleWaits();
+        long p1 = allocated(pt);
+        long a1 = allocated(me);
+        org.jrdma.pool.PoolMetrics m1 = x.s.pool().metrics();
+        long leases = m1.hits() + m1.misses() - m0.hits() - m0.misses();
+        return new double[] {(double) (a1 - a0 - overhead) / OPS, (double) (p1 - p0) / OPS, a1 - a0 - overhead, p1 - p0, w1 - w0, leases};
+    }
+
+    /** {@code n} SENDs of 32 bytes, each waited for until the server's handler has taken it. */
+    static void receives(Setup x, Receiver r, Counter k, int n) {
+        for (int i = 0; i < n; i++) {
+            long want = k.done + 1;
+            long taken = r.received + 1;
+            x.local.putLong(0, i);
+            x.c.send(x.local, 0, 32, x, k);
+            while (k.done != want || r.received != taken) {
+                if (r.failure != null) {
+                    throw new AssertionError("the receive failed", r.failure);
+                }
+                Thread.onSpinWait();
+            }
+            if (k.failure != null) {
+                throw new AssertionError("SEND failed", k.failure);
+            }
+        }
+    }
+
+    /**
+     * The callback form of receive allocates nothing per message: in the thread that tells the handler
+     * (the server group's progress thread: the completion, the view, the buffer posted again, the next
+     * receive asked for from the handler) nothing but what its idle waits allocate (bounded as for the
+     * send queue's), and nothing in the sending thread.
+     */
+    static void assertReceivesAllocateNothing(Setup x, String provider) {
+        Receiver r = new Receiver();
+        x.s.receive(x.s, r);
+        double[] best = null;
+        for (int attempt = 0; attempt < 3 && (best == null || best[3] != 0); attempt++) {
+            double[] m = measureReceives(x, r);
+            if (best == null || Math.abs(m[3]) < Math.abs(best[3])) {
+                best = m;
+            }
+        }
+        System.out.printf("ALLOC provider=%s op=receive path=callback sender_bytes_per_op=%.1f progress_bytes_per_op=%.1f"
+                + " progress_idle_waits=%d progress_bytes=%d%n", provider, best[0], best[1], (long) best[4], (long) best[3]);
+        r.stopping = true;
+        assertEquals(0, (long) best[2], provider + ": bytes the sending thread allocated over " + OPS + " callback SENDs");
+        assertTrue(best[3] <= best[4] * BYTES_PER_IDLE_WAIT + ONE_OFF_BYTES, provider + ": the server's progress thread allocated "
+                + (long) best[3] + " bytes in " + (long) best[4] + " idle waits (at most " + BYTES_PER_IDLE_WAIT + " each, + "
+                + ONE_OFF_BYTES + ") over " + OPS + " messages told to a receive handler");
+        assertEquals(0, (long) best[5], provider + ": pool leases taken over " + OPS + " messages (the future form takes one each)");
+    }
+
+    @Test
+    void receiveHandlerAllocatesNothingPerMessageOnRoce() throws Exception {
+        try (Setup x = new Setup(addr[0], addr[1], false)) {
+            assertReceivesAllocateNothing(x, "jrxe");
+        }
+    }
+
+    @Test
+    void receiveHandlerAllocatesNothingPerMessageOnIwarp() throws Exception {
+        try (Setup x = new Setup(addr[2], addr[3], false)) {
+            assertReceivesAllocateNothing(x, "jsiw");
         }
     }
 

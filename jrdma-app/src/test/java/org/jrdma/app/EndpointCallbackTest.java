@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,15 +18,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.jrdma.pool.Lease;
-import org.jrdma.pool.TestDevices;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.MemoryRegion;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcStatus;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,30 +32,14 @@ import org.junit.jupiter.api.Timeout;
  * vanished peer failing what is outstanding exactly once, refusals at post.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class EndpointCallbackTest {
-    static InetAddress server;
-    static InetAddress client;
-    private EndpointGroup group;
-    private Arena arena;
-
-    @BeforeAll
-    static void devices() throws Exception {
-        TestDevices.configure();
-        server = InetAddress.getByName(TestDevices.ADDRESSES[0]);
-        client = InetAddress.getByName(TestDevices.ADDRESSES[1]);
-    }
-
-    @BeforeEach
-    void open() {
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (group != null) {
-            group.close();
+class EndpointCallbackTest extends SoftRocePairFixture {
+    /** Waits until {@code calls[id]} counts a call, at most {@link EndpointTest#WAIT}. */
+    static void awaitCall(AtomicIntegerArray calls, int id, String what) throws InterruptedException {
+        long end = System.nanoTime() + EndpointTest.WAIT.toNanos();
+        while (calls.get(id) == 0) {
+            assertTrue(System.nanoTime() - end < 0, what + " " + id + " was not told within " + EndpointTest.WAIT);
+            Thread.sleep(1);
         }
-        arena.close();
     }
 
     /** Records every call with its attachment (an Integer id) and counts calls per id. */
@@ -89,11 +67,7 @@ class EndpointCallbackTest {
         }
 
         void await(int id) throws InterruptedException {
-            long end = System.nanoTime() + EndpointTest.WAIT.toNanos();
-            while (calls.get(id) == 0) {
-                assertTrue(System.nanoTime() - end < 0, "operation " + id + " was not told within " + EndpointTest.WAIT);
-                Thread.sleep(1);
-            }
+            awaitCall(calls, id, "operation");
         }
 
         int total() {
@@ -307,5 +281,262 @@ class EndpointCallbackTest {
         c.close();
         p[0].close();
         mr[0].close();
+    }
+
+    // ---- receive with a handler ----
+
+    /** Records each receive's outcome per id: the message's bytes (copied in the handler) or the exception. */
+    static final class Receipts implements EndpointReceiveHandler<Integer> {
+        final AtomicIntegerArray calls;
+        final Object[] outcome;
+        final Thread[] thread;
+        final ReceivedView[] views;
+        volatile boolean retain;
+
+        Receipts(int n) {
+            calls = new AtomicIntegerArray(n);
+            outcome = new Object[n];
+            thread = new Thread[n];
+            views = new ReceivedView[n];
+        }
+
+        @Override
+        public void received(ReceivedView m, Integer id) {
+            outcome[id] = m.hasImm() && m.length() == 0 ? (Object) ("imm " + m.immData() + " len " + m.byteLen()) : new String(m.bytes());
+            views[id] = retain ? m.retain() : m;
+            thread[id] = Thread.currentThread();
+            calls.incrementAndGet(id);
+        }
+
+        @Override
+        public void failed(Throwable exc, Integer id) {
+            outcome[id] = exc;
+            thread[id] = Thread.currentThread();
+            calls.incrementAndGet(id);
+        }
+
+        void await(int id) throws InterruptedException {
+            awaitCall(calls, id, "receive");
+        }
+
+        void assertEachOnce() {
+            for (int i = 0; i < calls.length(); i++) {
+                assertEquals(1, calls.get(i), "receive " + i + " told once");
+            }
+        }
+    }
+
+    private static void send(Endpoint c, String text) throws Exception {
+        try (Lease l = c.pool().lease(64)) {
+            l.putBytes(0, text.getBytes());
+            EndpointTest.get(c.send(l, 0, text.length()));
+        }
+    }
+
+    @Test
+    void receiveHandlersAreToldTheMessagesInOrderOnceEachInTheirOwnBufferWhichIsPostedAgain() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig().recvDepth(4));
+        MemorySegment table = arena.allocate(4096, 64);
+        MemoryRegion[] mr = new MemoryRegion[1];
+        Endpoint[] p = pair(AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE, table, mr);
+        Endpoint s = p[0];
+        Endpoint c = p[1];
+        RemoteBuffer rb = RemoteBuffer.decode(c.peerPrivateData(), 0);
+        long leased = s.pool().metrics().hits() + s.pool().metrics().misses();
+        int n = 12;                                        // three times recvDepth: every buffer is posted again, twice
+        Receipts r = new Receipts(n + 1);
+        for (int i = 0; i < n; i++) {
+            s.receive(i, r);
+        }
+        for (int i = 0; i < n; i++) {
+            send(c, "message " + i);
+            r.await(i);
+        }
+        try (Lease l = c.pool().lease(64)) {
+            s.receive(n, r);
+            EndpointTest.get(c.writeWithImm(l, 0, 16, rb, 0, 0xbeef));
+            r.await(n);
+        }
+        Thread.sleep(50);
+        r.assertEachOnce();
+        for (int i = 0; i < n; i++) {
+            assertEquals("message " + i, r.outcome[i], "receives are served in order");
+        }
+        assertEquals("imm 48879 len 16", r.outcome[n], "a WRITE with immediate: the view has its immediate and length, no bytes");
+        assertEquals(leased, s.pool().metrics().hits() + s.pool().metrics().misses(),
+                "no buffer was leased for a message: the slots' own were posted again");
+        ReceivedView stale = r.views[0];
+        assertThrows(IllegalStateException.class, stale::length, "a view is no longer valid once its handler returned");
+        assertThrows(IllegalStateException.class, () -> stale.getBytes(0, new byte[4], 0, 4));
+        assertThrows(IllegalStateException.class, stale::retain);
+        assertTrue(s.isConnected());
+        c.close();
+        s.close();
+        mr[0].close();
+    }
+
+    @Test
+    void aRetainedViewStaysValidUntilReleasedAndItsBufferIsPostedOnlyThen() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig().recvDepth(2));
+        Endpoint[] p = EndpointTest.pair(group, server, client, l -> null, null);
+        Endpoint s = p[0];
+        Endpoint c = p[1];
+        Receipts r = new Receipts(3);
+        r.retain = true;
+        s.receive(0, r);
+        send(c, "kept");
+        r.await(0);
+        ReceivedView v = r.views[0];
+        Thread.sleep(20);
+        assertEquals(4, v.length(), "valid after its handler returned");
+        byte[] b = new byte[4];
+        v.getBytes(0, b, 0, 4);
+        assertEquals("kept", new String(b));
+        assertThrows(IndexOutOfBoundsException.class, () -> v.getBytes(1, b, 0, 4), "past the message's bytes");
+        assertThrows(IndexOutOfBoundsException.class, () -> v.getLong(0), "8 bytes of a 4-byte message");
+        r.retain = false;
+        s.receive(1, r);
+        send(c, "next");                                   // the other buffer (recvDepth 2, one retained)
+        r.await(1);
+        assertEquals("next", r.outcome[1]);
+        assertEquals("kept", new String(v.bytes()), "a later message did not land in the retained buffer");
+        v.release();
+        assertThrows(IllegalStateException.class, v::length, "released");
+        assertThrows(IllegalStateException.class, v::release, "released twice");
+        s.receive(2, r);
+        send(c, "again");
+        r.await(2);
+        assertEquals("again", r.outcome[2]);
+        r.assertEachOnce();
+        c.close();
+        s.close();
+    }
+
+    @Test
+    void aMessageThatCameBeforeItsReceiveIsToldToTheNextHandlerAndItsLeaseGoesBack() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig());
+        Endpoint[] p = EndpointTest.pair(group, server, client, l -> null, null);
+        Endpoint s = p[0];
+        Endpoint c = p[1];
+        send(c, "early");
+        Thread.sleep(50);                                  // arrived, nobody asked yet
+        Receipts r = new Receipts(2);
+        s.receive(0, r);
+        r.await(0);
+        assertEquals("early", r.outcome[0]);
+        CompletableFuture<Received> f = s.receive();       // the future form after it: served in order, the next message
+        s.receive(1, r);
+        send(c, "one");
+        send(c, "two");
+        try (Received m = EndpointTest.get(f)) {
+            assertEquals("one", new String(m.bytes()));
+        }
+        r.await(1);
+        assertEquals("two", r.outcome[1]);
+        Thread.sleep(20);
+        r.assertEachOnce();
+        c.close();
+        s.close();
+        assertEquals(0, s.pool().metrics().leasesInUse(), "every buffer went back, the early message's own included");
+    }
+
+    @Test
+    void aReceiveThatTimesOutIsToldOnceAndTakesNoMessage() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig());
+        Endpoint[] p = EndpointTest.pair(group, server, client, l -> null, null);
+        Endpoint s = p[0];
+        Endpoint c = p[1];
+        Receipts r = new Receipts(2);
+        s.receive(Duration.ofMillis(50), 0, r);
+        r.await(0);
+        assertInstanceOf(TimeoutException.class, r.outcome[0]);
+        assertTrue(s.isConnected(), "a receive's timeout does not break the endpoint");
+        s.receive(1, r);
+        send(c, "after");
+        r.await(1);
+        assertEquals("after", r.outcome[1]);
+        Thread.sleep(20);
+        r.assertEachOnce();
+        c.close();
+        s.close();
+    }
+
+    @Test
+    void closeFailsEveryWaitingReceiveOnceAndALaterReceiveInTheCallingThread() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig());
+        Endpoint[] p = EndpointTest.pair(group, server, client, l -> null, null);
+        Endpoint s = p[0];
+        int n = 16;
+        Receipts r = new Receipts(n + 1);
+        List<CompletableFuture<Received>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            s.receive(i, r);
+            futures.add(s.receive());
+        }
+        s.close();
+        for (int i = 0; i < n; i++) {
+            assertEquals(1, r.calls.get(i), "receive " + i + " was told by the time close returned");
+            assertInstanceOf(EndpointClosedException.class, r.outcome[i]);
+            assertInstanceOf(EndpointClosedException.class, EndpointTest.failure(futures.get(i)));
+        }
+        s.receive(n, r);
+        assertEquals(Thread.currentThread(), r.thread[n], "a receive on a closed endpoint is told in the calling thread, at once");
+        assertInstanceOf(EndpointClosedException.class, r.outcome[n]);
+        Thread.sleep(100);
+        r.assertEachOnce();
+        assertThrows(NullPointerException.class, () -> s.receive(0, null));
+        p[1].close();
+    }
+
+    @Test
+    void aPeerThatDisconnectsFailsEveryWaitingReceiveOnceAndARetainedViewEndsWithTheEndpoint() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig());
+        Endpoint[] p = EndpointTest.pair(group, server, client, l -> null, null);
+        Endpoint s = p[0];
+        Endpoint c = p[1];
+        int n = 8;
+        Receipts r = new Receipts(n + 1);
+        r.retain = true;
+        s.receive(n, r);
+        send(c, "held");
+        r.await(n);
+        ReceivedView held = r.views[n];
+        for (int i = 0; i < n; i++) {
+            s.receive(i, r);
+        }
+        c.close();                                         // DISCONNECTED at the server
+        for (int i = 0; i < n; i++) {
+            r.await(i);
+            assertInstanceOf(EndpointClosedException.class, r.outcome[i], "receive " + i);
+        }
+        assertFalse(s.isConnected());
+        assertEquals("held", new String(held.bytes()), "broken, not closed: a retained view is still valid");
+        s.close();
+        assertThrows(IllegalStateException.class, held::length, "closed: its buffer went back to the pool");
+        held.release();                                    // a no-op now, not an error
+        Thread.sleep(100);
+        r.assertEachOnce();
+        assertEquals(0, s.pool().metrics().leasesInUse(), "every buffer went back, the retained one included");
+    }
+
+    @Test
+    void aPeerThatVanishesSilentlyTimesOutEveryWaitingReceiveOnce() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig());
+        Endpoint[] p = EndpointTest.pair(group, server, client, l -> null, null);
+        Endpoint s = p[0];
+        p[1].qp().close();                                 // the client's QP is gone without a word
+        int n = 8;
+        Receipts r = new Receipts(n);
+        for (int i = 0; i < n; i++) {
+            s.receive(Duration.ofMillis(300), i, r);
+        }
+        for (int i = 0; i < n; i++) {
+            r.await(i);
+            assertInstanceOf(TimeoutException.class, r.outcome[i], "receive " + i + ": RDMA has no keep-alive, the timeout tells");
+        }
+        Thread.sleep(50);
+        r.assertEachOnce();
+        s.close();
+        p[1].close();
     }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -22,16 +21,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jrdma.pool.Lease;
-import org.jrdma.pool.TestDevices;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.Errno;
 import org.jrdma.verbs.MemoryRegion;
 import org.jrdma.verbs.VerbsException;
 import org.jrdma.verbs.WcOpcode;
 import org.jrdma.verbs.WcStatus;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,34 +34,9 @@ import org.junit.jupiter.api.Test;
  * operation with its data checked, bounds checked before posting, error completions, a peer that
  * vanishes, a peer that disconnects, and the application's own progress loop.
  */
-class EndpointTest {
+class EndpointTest extends SoftRocePairFixture {
     static final Duration WAIT = Duration.ofSeconds(10);
     private static final AtomicInteger PORTS = new AtomicInteger(21000 + (int) (ProcessHandle.current().pid() % 5000));
-    static InetAddress server;
-    static InetAddress client;
-
-    private EndpointGroup group;
-    private Arena arena;
-
-    @BeforeAll
-    static void devices() throws Exception {
-        TestDevices.configure();
-        server = InetAddress.getByName(TestDevices.ADDRESSES[0]);
-        client = InetAddress.getByName(TestDevices.ADDRESSES[1]);
-    }
-
-    @BeforeEach
-    void open() {
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (group != null) {
-            group.close();
-        }
-        arena.close();
-    }
 
     /** A connected pair: [0] the server's endpoint, [1] the client's; the server advertises {@code advertise}. */
     static Endpoint[] pair(EndpointGroup g, InetAddress srv, InetAddress cli, java.util.function.Function<EndpointListener, byte[]> advertise,
@@ -280,6 +250,24 @@ class EndpointTest {
         assertInstanceOf(EndpointClosedException.class, t);
         assertFalse(c.isConnected());
         assertTrue(c.failure().getMessage().contains("disconnected"), c.failure().getMessage());
+    }
+
+    @Test
+    void aCancelledReceiveTakesNoMessage() throws Exception {
+        group = EndpointGroup.create(new EndpointConfig());
+        Endpoint[] p = pair(group, server, client, l -> null, null);
+        CompletableFuture<Received> cancelled = p[0].receive();
+        assertTrue(cancelled.cancel(false));
+        CompletableFuture<Received> next = p[0].receive();
+        try (Lease m = p[1].pool().lease(16)) {
+            m.putBytes(0, "kept".getBytes(StandardCharsets.US_ASCII));
+            get(p[1].send(m, 0, 4));
+        }
+        try (Received r = get(next)) {
+            assertEquals("kept", new String(r.bytes(), StandardCharsets.US_ASCII), "the message went to the next receive, not to the cancelled one");
+        }
+        p[1].close();
+        p[0].close();
     }
 
     @Test
