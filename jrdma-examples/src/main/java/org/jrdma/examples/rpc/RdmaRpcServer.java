@@ -1,18 +1,14 @@
 package org.jrdma.examples.rpc;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeoutException;
 import org.jrdma.app.Endpoint;
 import org.jrdma.app.EndpointGroup;
 import org.jrdma.app.EndpointListener;
 import org.jrdma.app.Received;
+import org.jrdma.examples.server.ConnectionThreads;
 import org.jrdma.pool.Lease;
-import org.jrdma.verbs.VerbsException;
 
 /**
  * The RPC server over RDMA SEND/RECV: takes each request ({@link RpcFrame}) from a posted receive
@@ -22,21 +18,19 @@ import org.jrdma.verbs.VerbsException;
  * {@code recvDepth} receives posted per connection, which is the credit count its clients respect.
  *
  * <p>Threads: {@code rpc-accept} accepts; one {@code rpc-conn} thread per connection answers its
- * requests in order. {@link #register} may be called from any thread at any time (a concurrent map).
+ * requests in order ({@link ConnectionThreads}). {@link #register} may be called from any thread at any time (a concurrent map).
  */
 public final class RdmaRpcServer implements AutoCloseable {
     private final EndpointListener listener;
     private final int limit;
     private final Map<Integer, RpcHandler> handlers = new ConcurrentHashMap<>();
-    private final CopyOnWriteArrayList<Endpoint> connections = new CopyOnWriteArrayList<>();
-    private final CopyOnWriteArrayList<Thread> servers = new CopyOnWriteArrayList<>();
-    private final Thread acceptor;
-    private volatile boolean closed;
+    private final ConnectionThreads threads;
 
     private RdmaRpcServer(EndpointGroup group, InetSocketAddress address, int limit) {
         this.listener = group.listen(address);
         this.limit = limit;
-        this.acceptor = Thread.ofPlatform().daemon().name("rpc-accept").start(this::acceptLoop);
+        this.threads = new ConnectionThreads(listener, null, "rpc");
+        threads.start(this::serve);
     }
 
     /**
@@ -60,29 +54,12 @@ public final class RdmaRpcServer implements AutoCloseable {
         return listener.localAddress();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            try {
-                Endpoint ep = listener.accept(Duration.ofMillis(200), null);
-                connections.add(ep);
-                servers.add(Thread.ofPlatform().daemon().name("rpc-conn").start(() -> serve(ep)));
-            } catch (VerbsException e) {
-                // no request within 200 ms, or the listener closed: look at closed again
-            }
-        }
-    }
-
     private void serve(Endpoint ep) {
         try (Lease reply = ep.pool().lease(limit)) {
-            while (!closed && ep.isConnected()) {
-                Received r;
-                try {
-                    r = ep.receive(Duration.ofSeconds(1)).join();
-                } catch (CompletionException e) {
-                    if (e.getCause() instanceof TimeoutException) {
-                        continue;
-                    }
-                    return;                                  // the connection ended
+            while (true) {
+                Received r = threads.next(ep);
+                if (r == null) {
+                    return;                                  // the connection ended, or the server closed
                 }
                 RpcFrame response;
                 try (r) {
@@ -98,32 +75,11 @@ public final class RdmaRpcServer implements AutoCloseable {
                 reply.putBytes(0, m);
                 ep.send(reply, 0, m.length).join();          // one reply buffer: the next waits for this SEND
             }
-        } catch (RuntimeException e) {
-            // the client went away
-        } finally {
-            connections.remove(ep);
-            ep.close();
         }
     }
 
     @Override
     public void close() {
-        closed = true;
-        listener.close();
-        try {
-            acceptor.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        for (Endpoint ep : connections) {
-            ep.close();
-        }
-        for (Thread t : servers) {
-            try {
-                t.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        threads.close();
     }
 }
