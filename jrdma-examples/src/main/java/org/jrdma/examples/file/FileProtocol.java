@@ -1,6 +1,7 @@
 package org.jrdma.examples.file;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -57,6 +58,30 @@ final class FileProtocol {
     /** Bytes of chunk {@code index}. */
     static int chunkLength(long size, int chunkSize, long index) {
         return (int) Math.min(chunkSize, size - index * chunkSize);
+    }
+
+    /**
+     * Reads the {@code buf.remaining()} bytes of a chunk at {@code position} of {@code fc} into {@code buf}
+     * (positional reads, as many as it takes), adds them to {@code md} and leaves {@code buf} at position 0
+     * with the chunk's bytes before its limit; with {@code corrupt} (a test hook) it then flips the middle
+     * byte, so the chunk no longer matches the checksum. Both senders' (RDMA and TCP) chunk read.
+     *
+     * @throws FileTransferException the file ended before the chunk ({@code in}, for the message, shrank)
+     */
+    static void readChunk(FileChannel fc, java.nio.file.Path in, ByteBuffer buf, long position, MessageDigest md, boolean corrupt)
+            throws java.io.IOException {
+        int start = buf.position();
+        while (buf.hasRemaining()) {
+            if (fc.read(buf, position + buf.position() - start) < 0) {
+                throw new FileTransferException(in + " shrank during the transfer", null);
+            }
+        }
+        md.update(buf.flip());
+        buf.position(0);
+        if (corrupt) {
+            int mid = buf.limit() / 2;
+            buf.put(mid, (byte) ~buf.get(mid));           // test: damaged after the checksum
+        }
     }
 
     static byte[] message(byte type, int extra) {

@@ -94,16 +94,7 @@ public final class RdmaFileSender {
                         FileProtocol.await(inflight[s], timeout, "WRITE of chunk " + (i - slots));
                     }
                     int len = FileProtocol.chunkLength(size, chunkSize, i);
-                    ByteBuffer buf = data[s].segment().asSlice(0, len).asByteBuffer();
-                    while (buf.hasRemaining()) {
-                        if (fc.read(buf, i * chunkSize + buf.position()) < 0) {
-                            throw new FileTransferException(in + " shrank during the transfer", null);
-                        }
-                    }
-                    md.update(buf.flip());
-                    if (i == corruptChunk) {
-                        buf.put(len / 2, (byte) ~buf.get(len / 2));   // test: damaged after the checksum
-                    }
+                    FileProtocol.readChunk(fc, in, data[s].segment().asSlice(0, len).asByteBuffer(), i * chunkSize, md, i == corruptChunk);
                     long remote = (i % chunks) * chunkSize;
                     if (imm) {
                         inflight[s] = ep.writeWithImm(data[s], 0, len, ring, remote, (int) i);

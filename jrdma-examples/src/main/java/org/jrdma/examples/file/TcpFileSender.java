@@ -63,17 +63,8 @@ public final class TcpFileSender {
             tc.writeFully(buf, "room to send the size");
             for (long i = 0; i < n; i++) {
                 int len = FileProtocol.chunkLength(size, chunkSize, i);
-                buf.clear().limit(len);
-                while (buf.hasRemaining()) {
-                    if (fc.read(buf, i * chunkSize + buf.position()) < 0) {
-                        throw new FileTransferException(in + " shrank during the transfer", null);
-                    }
-                }
-                md.update(buf.flip());
-                if (i == corruptChunk) {
-                    buf.put(len / 2, (byte) ~buf.get(len / 2));   // test: damaged after the checksum
-                }
-                tc.writeFully(buf.position(0), "room to send a chunk");
+                FileProtocol.readChunk(fc, in, buf.clear().limit(len), i * chunkSize, md, i == corruptChunk);
+                tc.writeFully(buf, "room to send a chunk");
             }
             byte[] digest = md.digest();
             sc.setOption(StandardSocketOptions.TCP_NODELAY, true);   // pushes out the tail; the SHA-256 goes at once
