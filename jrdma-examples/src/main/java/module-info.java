@@ -11,8 +11,14 @@ module org.jrdma.examples {
     requires org.jrdma.app;
     requires HdrHistogram;
     requires jdk.management;
+    requires info.picocli;
     exports org.jrdma.examples.kv;
     exports org.jrdma.examples.file;
     exports org.jrdma.examples.rpc;
     exports org.jrdma.examples.warmup;
+    // the benches' command lines: picocli sets their annotated fields
+    opens org.jrdma.examples.kv to info.picocli;
+    opens org.jrdma.examples.file to info.picocli;
+    opens org.jrdma.examples.rpc to info.picocli;
+    opens org.jrdma.examples.warmup to info.picocli;
 }

@@ -7,9 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import org.jrdma.app.EndpointConfig;
 import org.jrdma.app.EndpointGroup;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * The file transfer over RDMA (WRITE with notifications and credits) beside the same transfer over
@@ -29,19 +33,36 @@ import org.jrdma.app.EndpointGroup;
  * {@link #compare} runs the same in-process and returns the results ({@code org.jrdma.bench.apps.AppsTable},
  * issue 15).
  */
-public final class FileBench {
+@Command(name = "FileBench", mixinStandardHelpOptions = true,
+        description = "The file transfer over RDMA (WRITE with notifications) beside the same transfer over TCP, in one JVM.")
+public final class FileBench implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "RECEIVER", description = "the receiver's address (a jrdma device's, e.g. jrxe0's)")
+    private InetAddress receiver;
+    @Parameters(index = "1", paramLabel = "SENDER", description = "the sender's address (another device's of the same kind)")
+    private InetAddress sender;
+    @Parameters(index = "2", paramLabel = "MB", arity = "0..1", defaultValue = "64", description = "file size in MiB (default ${DEFAULT-VALUE})")
+    private long mb;
+    @Parameters(index = "3", paramLabel = "CHUNK_KIB", arity = "0..1", defaultValue = "64", description = "chunk size in KiB (default ${DEFAULT-VALUE})")
+    private int chunkKib;
+    @Parameters(index = "4", paramLabel = "ROUNDS", arity = "0..1", defaultValue = "3", description = "timed transfers each way (default ${DEFAULT-VALUE})")
+    private int rounds;
+
     private FileBench() {
     }
 
-    public static void main(String[] args) throws Exception {
-        InetAddress receiver = InetAddress.getByName(args[0]);
-        InetAddress sender = InetAddress.getByName(args[1]);
-        long mb = args.length > 2 ? Long.parseLong(args[2]) : 64;
-        int chunk = (args.length > 3 ? Integer.parseInt(args[3]) : 64) * 1024;
-        int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 3;
-        Comparison c = compare(receiver, sender, mb << 20, chunk, rounds);
+    public static void main(String[] args) {
+        int rc = new CommandLine(new FileBench()).execute(args);
+        if (rc != 0) {
+            System.exit(rc);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Comparison c = compare(receiver, sender, mb << 20, chunkKib * 1024, rounds);
         report(c.rdma());
         report(c.tcp());
+        return 0;
     }
 
     /**

@@ -5,9 +5,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
 import org.jrdma.app.EndpointConfig;
 import org.jrdma.app.EndpointGroup;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * The key-value store over RDMA (GET = one-sided READs) beside the same store over TCP, in one JVM
@@ -25,20 +29,36 @@ import org.jrdma.app.EndpointGroup;
  * per GET), not a NIC's advantage. {@link #compare} runs the same in-process and returns the
  * results ({@code org.jrdma.bench.apps.AppsTable}, issue 15).
  */
-public final class KvBench {
+@Command(name = "KvBench", mixinStandardHelpOptions = true,
+        description = "The key-value store's GETs over RDMA (one-sided READs) beside the same store over TCP, in one JVM.")
+public final class KvBench implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "SERVER", description = "the server's address (a jrdma device's, e.g. jrxe0's)")
+    private InetAddress server;
+    @Parameters(index = "1", paramLabel = "CLIENT", description = "the client's address (another device's of the same kind)")
+    private InetAddress client;
+    @Parameters(index = "2", paramLabel = "KEYS", arity = "0..1", defaultValue = "1000", description = "keys loaded (default ${DEFAULT-VALUE})")
+    private int keys;
+    @Parameters(index = "3", paramLabel = "GETS", arity = "0..1", defaultValue = "50000", description = "GETs timed (default ${DEFAULT-VALUE})")
+    private int gets;
+
     private KvBench() {
     }
 
-    public static void main(String[] args) throws Exception {
-        InetAddress server = InetAddress.getByName(args[0]);
-        InetAddress client = InetAddress.getByName(args[1]);
-        int keys = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
-        int gets = args.length > 3 ? Integer.parseInt(args[3]) : 50_000;
+    public static void main(String[] args) {
+        int rc = new CommandLine(new KvBench()).execute(args);
+        if (rc != 0) {
+            System.exit(rc);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Comparison c = compare(server, client, keys, gets);
         report(c.rdma());
         report(c.tcp());
         System.out.printf("rdma/tcp: p50 %.2f, p99 %.2f, throughput %.2f%n", (double) c.rdma().p50Us() / c.tcp().p50Us(),
                 (double) c.rdma().p99Us() / c.tcp().p99Us(), c.rdma().opsPerSecond() / c.tcp().opsPerSecond());
+        return 0;
     }
 
     /**

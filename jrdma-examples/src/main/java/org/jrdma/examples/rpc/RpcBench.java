@@ -5,10 +5,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.jrdma.app.EndpointConfig;
 import org.jrdma.app.EndpointGroup;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * Echo RPCs of {@code SIZE} bytes over RDMA SEND/RECV or over TCP, in one JVM: the server on
@@ -26,32 +30,47 @@ import org.jrdma.app.EndpointGroup;
  * {@link #measure} runs the same in-process and returns the results ({@code org.jrdma.bench.apps.AppsTable},
  * issue 15).
  */
-public final class RpcBench {
+@Command(name = "RpcBench", mixinStandardHelpOptions = true,
+        description = "Echo RPCs over RDMA SEND/RECV or over TCP, in one JVM, at several concurrency levels (closed loop).")
+public final class RpcBench implements Callable<Integer> {
     private static final int ECHO = 1;
     private static final int LIMIT = 4096;
     private static final int CREDITS = 32;
 
+    /** The transports {@link #measure} runs (given in lower case). */
+    enum Kind { RDMA, TCP }
+
+    @Parameters(index = "0", paramLabel = "rdma|tcp", description = "the transport")
+    private Kind kind;
+    @Parameters(index = "1", paramLabel = "SERVER", description = "the server's address (for rdma a jrdma device's)")
+    private InetAddress server;
+    @Parameters(index = "2", paramLabel = "CLIENT", description = "the client's address")
+    private InetAddress client;
+    @Parameters(index = "3", paramLabel = "LEVELS", arity = "0..1", split = ",", defaultValue = "1,4,16",
+            description = "concurrency levels, comma-separated (default ${DEFAULT-VALUE})")
+    private int[] levels;
+    @Parameters(index = "4", paramLabel = "SECONDS", arity = "0..1", defaultValue = "5", description = "timed seconds per level (default ${DEFAULT-VALUE})")
+    private int seconds;
+    @Parameters(index = "5", paramLabel = "SIZE", arity = "0..1", defaultValue = "64", description = "echo payload bytes (default ${DEFAULT-VALUE})")
+    private int size;
+
     private RpcBench() {
     }
 
-    public static void main(String[] args) throws Exception {
-        String kind = args[0];
-        InetAddress server = InetAddress.getByName(args[1]);
-        InetAddress client = InetAddress.getByName(args[2]);
-        String[] levels = (args.length > 3 ? args[3] : "1,4,16").split(",");
-        int seconds = args.length > 4 ? Integer.parseInt(args[4]) : 5;
-        int size = args.length > 5 ? Integer.parseInt(args[5]) : 64;
-        if (!kind.equals("tcp") && !kind.equals("rdma")) {
-            throw new IllegalArgumentException("usage: RpcBench rdma|tcp SERVER CLIENT [LEVELS [SECONDS [SIZE]]]");
+    public static void main(String[] args) {
+        int rc = new CommandLine(new RpcBench()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        if (rc != 0) {
+            System.exit(rc);
         }
-        int[] l = new int[levels.length];
-        for (int i = 0; i < l.length; i++) {
-            l[i] = Integer.parseInt(levels[i]);
-        }
-        for (Result r : measure(kind, server, client, l, TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(seconds), size)) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        for (Result r : measure(kind.name().toLowerCase(java.util.Locale.ROOT), server, client, levels, TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(seconds), size)) {
             System.out.printf("RESULT kind=%s concurrency=%d size=%d calls=%d rps=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f%n",
                     r.kind(), r.concurrency(), r.size(), r.calls(), r.callsPerSecond(), r.p50Us(), r.p99Us(), r.p999Us());
         }
+        return 0;
     }
 
     /**

@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
@@ -18,6 +19,12 @@ import org.jrdma.app.Warmup;
 import org.jrdma.pool.Lease;
 import org.jrdma.verbs.AccessFlags;
 import org.jrdma.verbs.MemoryRegion;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * Issue 15: how long the first one-sided READs of a fresh JVM take, against the same READs once warm.
@@ -43,21 +50,42 @@ import org.jrdma.verbs.MemoryRegion;
  * {@code total_ms}. A benchmark, not a test; {@code bench/warmup} runs it in its variants (cold, JDK 25
  * AOT cache, helper).
  */
-public final class FirstOps {
+@Command(name = "FirstOps", mixinStandardHelpOptions = true,
+        description = "How long a fresh JVM's first one-sided READs take, against the same READs once warm.")
+public final class FirstOps implements Callable<Integer> {
     private static final int BYTES = 64;
+
+    @Parameters(index = "0", paramLabel = "SERVER", description = "the listener's address (a jrdma device's, e.g. jrxe0's)")
+    private InetAddress server;
+    @Parameters(index = "1", paramLabel = "CLIENT", description = "the client's address (another device's of the same kind)")
+    private InetAddress client;
+    @Parameters(index = "2", paramLabel = "WARMUP", arity = "0..1", defaultValue = "0",
+            description = "work requests of Warmup.loopback first (default ${DEFAULT-VALUE}: none)")
+    private int warmup;
+    @Parameters(index = "3", paramLabel = "FIRST", arity = "0..1", defaultValue = "2000", description = "READs of the first window (default ${DEFAULT-VALUE})")
+    private int first;
+    @Parameters(index = "4", paramLabel = "WARM_FROM", arity = "0..1", defaultValue = "20000",
+            description = "READs before the warm window (default ${DEFAULT-VALUE})")
+    private int warmFrom;
+    @Parameters(index = "5", paramLabel = "TOTAL", arity = "0..1", defaultValue = "22000", description = "READs in all (default ${DEFAULT-VALUE})")
+    private int total;
+    @Spec
+    private CommandSpec spec;
 
     private FirstOps() {
     }
 
-    public static void main(String[] args) throws Exception {
-        InetAddress server = InetAddress.getByName(args[0]);
-        InetAddress client = InetAddress.getByName(args[1]);
-        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 0;
-        int first = args.length > 3 ? Integer.parseInt(args[3]) : 2000;
-        int warmFrom = args.length > 4 ? Integer.parseInt(args[4]) : 20_000;
-        int total = args.length > 5 ? Integer.parseInt(args[5]) : 22_000;
+    public static void main(String[] args) {
+        int rc = new CommandLine(new FirstOps()).execute(args);
+        if (rc != 0) {
+            System.exit(rc);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         if (first < 1 || first > total || warmFrom < 0 || warmFrom >= total) {
-            throw new IllegalArgumentException("need 1 <= FIRST <= TOTAL and 0 <= WARM_FROM < TOTAL");
+            throw new ParameterException(spec.commandLine(), "need 1 <= FIRST <= TOTAL and 0 <= WARM_FROM < TOTAL");
         }
         long[] ns = new long[total];
         long warmupNs = 0;
@@ -111,6 +139,7 @@ public final class FirstOps {
                             + " total_ms=%.0f%n", first, us(h1, 50), us(h1, 99), h1.getMaxValue() / 1e3, warmFrom + 1, total - warmFrom,
                     us(h2, 50), us(h2, 99), h2.getMaxValue() / 1e3, warmup, warmupNs / 1e6, firstPostMillis - jvmStart, totalNs / 1e6);
         }
+        return 0;
     }
 
     private static Histogram histogram(long[] ns, int from, int to) {
