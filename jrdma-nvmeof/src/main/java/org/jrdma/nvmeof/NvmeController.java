@@ -114,7 +114,7 @@ public final class NvmeController implements AutoCloseable {
         memoryWindows = (da.deviceCapFlags() & (DeviceCapFlags.MEM_WINDOW_TYPE_2A | DeviceCapFlags.MEM_WINDOW_TYPE_2B)) != 0
                 && da.maxMw() >= slots;
         adminBuf = allocBuffer(ADMIN_BUFFER);
-        admin.connect(pd, memoryWindows, opts.connectTimeout(), opts.commandTimeout());
+        admin.connect(pd, memoryWindows, 0, opts.connectTimeout(), opts.commandTimeout());
         kato = discovery ? 0 : opts.keepAliveTimeoutMs();
         cntlid = fabricsConnect(admin, ConnectData.CNTLID_DYNAMIC, kato);
         cap = propertyGet(Properties.CAP, true);
@@ -137,7 +137,7 @@ public final class NvmeController implements AutoCloseable {
         for (int qid = 1; qid <= queues; qid++) {
             RdmaQueue q = new RdmaQueue(qid, qsize, opts.source(), opts.target(), opts.connectTimeout());
             io.add(q);
-            q.connect(pd, memoryWindows, opts.connectTimeout(), opts.commandTimeout());
+            q.connect(pd, memoryWindows, inCapsuleBytes(), opts.connectTimeout(), opts.commandTimeout());
             fabricsConnect(q, cntlid, 0);
         }
         for (int nsid : activeNamespaces()) {
@@ -314,6 +314,18 @@ public final class NvmeController implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new NvmeException(what + ": interrupted");
         }
+    }
+
+    /**
+     * The largest write whose data goes in the command capsule (as Linux's host: when the controller's
+     * IOCCSZ leaves room after the SQE and ICDOFF is 0, and the keyed SGL otherwise); 0 for none, or
+     * when {@link NvmeConnectOptions#inCapsuleData(boolean)} is off.
+     */
+    public int inCapsuleBytes() {
+        if (!opts.inCapsuleData() || identify == null || identify.icdoff() != 0) {
+            return 0;
+        }
+        return Math.min(identify.inCapsuleDataSize(), 16 << 10);
     }
 
     /** The next I/O queue, round robin. */
