@@ -41,7 +41,7 @@ import org.jrdma.verbs.ProtectionDomain;
  * <li><b>Controllers</b> ({@link TargetController}): Fabrics Connect on the admin queue creates one
  *     (CNTLID from 1); I/O queues join it by CNTLID and host NQN. Property Get/Set CAP, VS, CC, CSTS;
  *     Identify (controller, namespace, active namespace list), Set/Get Features (Number of Queues, Keep
- *     Alive Timer), Keep Alive, Get Log Page (the discovery log on the discovery controller; error,
+ *     Alive Timer), Keep Alive, Get Log Page (the discovery log on the discovery controller, its two entries as nvmet's; error,
  *     SMART and firmware logs zero-filled on the NVM controller), Asynchronous Event Request (held:
  *     the target has no events to report), Abort (answered "not aborted", as nvmet).</li>
  * <li><b>Keep alive</b>: a controller whose KATO (from its Connect, or Set Features) passes without

@@ -104,31 +104,36 @@ final class TargetData {
     }
 
     /**
-     * The discovery log page: one entry, the NVM subsystem at this port (NVMe-oF 1.1 Figure 41: TRTYPE
-     * 1 RDMA, ADRFAM 1 IPv4 / 2 IPv6, SUBTYPE 2 NVM subsystem, TREQ 0 not specified, PORTID 1, CNTLID
-     * FFFFh, ASQSZ 32, TRSVCID, SUBNQN, TRADDR (NUL padded, as Linux), RDMA QPTYPE 1 connected, PRTYPE 1 not specified, CMS 1
-     * rdma_cm, as Linux's nvmet port defaults).
+     * The discovery log page, as Linux 6.1's nvmet lists a port: two entries, the current discovery
+     * subsystem (SUBTYPE 3, the discovery NQN) and the NVM subsystem (SUBTYPE 2) (NVMe-oF 1.1 Figure 41:
+     * TRTYPE 1 RDMA, ADRFAM 1 IPv4 / 2 IPv6, TREQ 0 not specified (nvmet says 4, SQ flow control disable
+     * supported, which this target does not do), PORTID 1, CNTLID FFFFh, ASQSZ 32, TRSVCID, SUBNQN,
+     * TRADDR (NUL padded, as Linux), RDMA QPTYPE 1 connected, PRTYPE 1 not specified, CMS 1 rdma_cm).
      */
     static MemorySegment discoveryLog(Arena a, InetSocketAddress at, String subnqn) {
-        MemorySegment s = a.allocate(2048, 8);
+        MemorySegment s = a.allocate(3072, 8);
         s.fill((byte) 0);
         s.set(U64, 0, 1);                                                // GENCTR
-        s.set(U64, 8, 1);                                                // NUMREC
-        s.set(U16, 16, (short) (0));                                               // RECFMT
-        long e = 1024;
+        s.set(U64, 8, 2);                                                // NUMREC
+        s.set(U16, 16, (short) 0);                                       // RECFMT
+        entry(s, 1024, at, 3, org.jrdma.nvmeof.NvmeConnectOptions.DISCOVERY_NQN);
+        entry(s, 2048, at, 2, subnqn);
+        return s;
+    }
+
+    private static void entry(MemorySegment s, long e, InetSocketAddress at, int subtype, String nqn) {
         s.set(ValueLayout.JAVA_BYTE, e, (byte) 1);
         s.set(ValueLayout.JAVA_BYTE, e + 1, (byte) (at.getAddress() instanceof Inet6Address ? 2 : 1));
-        s.set(ValueLayout.JAVA_BYTE, e + 2, (byte) 2);
+        s.set(ValueLayout.JAVA_BYTE, e + 2, (byte) subtype);
         s.set(ValueLayout.JAVA_BYTE, e + 3, (byte) 0);
-        s.set(U16, e + 4, (short) (1));
-        s.set(U16, e + 6, (short) (0xffff));
-        s.set(U16, e + 8, (short) (32));
+        s.set(U16, e + 4, (short) 1);
+        s.set(U16, e + 6, (short) 0xffff);
+        s.set(U16, e + 8, (short) 32);
         ascii(s, e + 32, 32, Integer.toString(at.getPort()), (byte) 0);
-        ascii(s, e + 256, 256, subnqn, (byte) 0);
+        ascii(s, e + 256, 256, nqn, (byte) 0);
         ascii(s, e + 512, 256, at.getAddress().getHostAddress(), (byte) 0);
         s.set(ValueLayout.JAVA_BYTE, e + 768, (byte) 1);
         s.set(ValueLayout.JAVA_BYTE, e + 769, (byte) 1);
         s.set(ValueLayout.JAVA_BYTE, e + 770, (byte) 1);
-        return s;
     }
 }

@@ -97,8 +97,11 @@ class NvmeTargetTest {
     void discoveryLogNamesTheSubsystemAtThisPort() {
         try (NvmeController c = NvmeController.connect(options().subsysNqn(NvmeConnectOptions.DISCOVERY_NQN))) {
             DiscoveryLog log = c.discoveryLog();
-            assertEquals(1, log.numrec());
-            DiscoveryLog.Entry e = log.entries().getFirst();
+            // as Linux's nvmet: the current discovery subsystem (subtype 3), then the NVM subsystem
+            assertEquals(2, log.numrec());
+            assertEquals(3, log.entries().get(0).subtype());
+            assertEquals(NvmeConnectOptions.DISCOVERY_NQN, log.entries().get(0).subnqn());
+            DiscoveryLog.Entry e = log.entries().get(1);
             assertEquals(1, e.trtype(), "rdma");
             assertEquals(1, e.adrfam(), "ipv4");
             assertEquals(2, e.subtype(), "nvme subsystem");
