@@ -111,6 +111,8 @@ final class RdmaQueue implements AutoCloseable {
         boolean invalidated;
         int rkey;
         long deadline;
+        /** False for a command that may stay outstanding (an Asynchronous Event Request): no deadline. */
+        boolean timed;
         String what;
         int opcode;
         long result;
@@ -298,6 +300,12 @@ final class RdmaQueue implements AutoCloseable {
      */
     CompletableFuture<NvmeCompletion> submit(String what, int opcode, Command command, IoBuffer buf, long off, int len,
             boolean hostToController) {
+        return submit(what, opcode, command, buf, off, len, hostToController, true);
+    }
+
+    /** {@link #submit}; {@code timed} false: the command has no deadline (an Asynchronous Event Request). */
+    CompletableFuture<NvmeCompletion> submit(String what, int opcode, Command command, IoBuffer buf, long off, int len,
+            boolean hostToController, boolean timed) {
         NvmeException f = failed;
         if (f != null) {
             return CompletableFuture.failedFuture(f);
@@ -334,6 +342,7 @@ final class RdmaQueue implements AutoCloseable {
             s.opcode = opcode;
             s.future = future;
             s.deadline = System.nanoTime() + commandTimeout.toNanos();
+            s.timed = timed;
             command.fill(s.sqe, s.cid);
             s.sqe.sgl1(sgl);
             long addr = buf == null ? 0 : buf.segment().address() + off;
@@ -443,7 +452,7 @@ final class RdmaQueue implements AutoCloseable {
         lock.lock();
         try {
             for (Slot s : slots) {
-                if (s.busy && now - s.deadline > 0) {
+                if (s.busy && s.timed && now - s.deadline > 0) {
                     expired = s.what + " (command ID " + s.cid + ")";
                     break;
                 }

@@ -240,6 +240,9 @@ final class TestTarget implements AutoCloseable {
                         keepAlives.incrementAndGet();
                         respond(slot, cid, g, 0, 0);
                     }
+                    case Opcodes.ADMIN_ASYNC_EVENT -> {
+                        // held, as nvmet holds it until an event
+                    }
                     default -> respond(slot, cid, g, 0, 0);
                 }
                 return;

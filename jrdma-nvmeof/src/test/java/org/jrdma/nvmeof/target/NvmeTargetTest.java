@@ -183,6 +183,22 @@ class NvmeTargetTest {
         }
     }
 
+    @Test
+    void theHostsAsyncEventRequestIsHeldWithoutTimingOutAndAbortIsAnswered() throws Exception {
+        try (NvmeController c = NvmeController.connect(options().ioQueues(1).keepAliveTimeoutMs(1000)
+                .commandTimeout(Duration.ofMillis(1500)))) {
+            // the target has no event to report: the AER stays outstanding past the 1.5 s command timeout
+            Thread.sleep(2500);
+            assertEquals(List.of(), c.asyncEvents());
+            assertNull(c.keepAliveFailure(), "the admin queue was not cut off by the AER's age");
+            // nvmet answers every Abort "not aborted" (DW0 bit 0 set); so does this target
+            assertEquals(false, c.abort(1, 5));
+            try (IoBuffer b = c.allocBuffer(4096)) {
+                c.namespace(1).readSync(0, 8, b, 0);
+            }
+        }
+    }
+
     // --- the hostile host ---
 
     /** An admin queue connected and enabled, and I/O queue 1 connected, both as RawHosts. */
