@@ -26,6 +26,7 @@ public final class NvmeConnectOptions {
     private int keepAliveTimeoutMs = 5000;
     private Duration commandTimeout = Duration.ofSeconds(30);
     private Duration connectTimeout = Duration.ofSeconds(60);
+    private boolean inCapsuleData = true;
 
     /** The target's address and port ({@code -a}, {@code -s}). */
     public NvmeConnectOptions target(InetSocketAddress v) {
@@ -124,6 +125,16 @@ public final class NvmeConnectOptions {
 
     public Duration commandTimeout() {
         return commandTimeout;
+    }
+
+    /** Whether small writes carry their data in the command capsule when the controller allows it (default true). */
+    public NvmeConnectOptions inCapsuleData(boolean v) {
+        this.inCapsuleData = v;
+        return this;
+    }
+
+    public boolean inCapsuleData() {
+        return inCapsuleData;
     }
 
     /** How long address/route resolution and each queue's connect may take (default 60 s). */

@@ -42,7 +42,8 @@ import org.jrdma.verbs.ProtectionDomain;
  *     queue (QID 1.., {@link NvmeConnectOptions#queueSize()} entries, at most CAP.MQES + 1) connected
  *     and its Fabrics Connect with the controller ID; Identify of the active namespace list and of
  *     each namespace;</li>
- * <li>Keep Alive on the admin queue every KATO / 2 while connected.</li>
+ * <li>Keep Alive on the admin queue every KATO / 2 while connected; one Asynchronous Event Request
+ *     outstanding on it (no deadline).</li>
  * </ol>
  * {@link #close()} disconnects the I/O queues, shuts the controller down (CC.SHN normal, CSTS.SHST
  * complete) and disconnects the admin queue. A discovery controller ({@link NvmeConnectOptions#DISCOVERY_NQN})
@@ -69,6 +70,7 @@ public final class NvmeController implements AutoCloseable {
     private final ReentrantLock adminLock = new ReentrantLock();
     private final AtomicInteger nextQueue = new AtomicInteger();
     private final List<NvmeNamespace> namespaces = new ArrayList<>();
+    private final List<Integer> asyncEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
     private ProtectionDomain pd;
     private boolean memoryWindows;
     private IoBuffer adminBuf;
@@ -114,7 +116,7 @@ public final class NvmeController implements AutoCloseable {
         memoryWindows = (da.deviceCapFlags() & (DeviceCapFlags.MEM_WINDOW_TYPE_2A | DeviceCapFlags.MEM_WINDOW_TYPE_2B)) != 0
                 && da.maxMw() >= slots;
         adminBuf = allocBuffer(ADMIN_BUFFER);
-        admin.connect(pd, memoryWindows, opts.connectTimeout(), opts.commandTimeout());
+        admin.connect(pd, memoryWindows, 0, opts.connectTimeout(), opts.commandTimeout());
         kato = discovery ? 0 : opts.keepAliveTimeoutMs();
         cntlid = fabricsConnect(admin, ConnectData.CNTLID_DYNAMIC, kato);
         cap = propertyGet(Properties.CAP, true);
@@ -130,6 +132,7 @@ public final class NvmeController implements AutoCloseable {
         if (discovery) {
             return;
         }
+        submitAsyncEventRequest();
         int granted = Commands.grantedQueues(admin("Set Features (Number of Queues)", Opcodes.ADMIN_SET_FEATURES,
                 (q, cid) -> Commands.setNumQueues(q, cid, opts.ioQueues()), 0, false).dw0());
         int queues = Math.min(granted, opts.ioQueues());
@@ -137,7 +140,7 @@ public final class NvmeController implements AutoCloseable {
         for (int qid = 1; qid <= queues; qid++) {
             RdmaQueue q = new RdmaQueue(qid, qsize, opts.source(), opts.target(), opts.connectTimeout());
             io.add(q);
-            q.connect(pd, memoryWindows, opts.connectTimeout(), opts.commandTimeout());
+            q.connect(pd, memoryWindows, inCapsuleBytes(), opts.connectTimeout(), opts.commandTimeout());
             fabricsConnect(q, cntlid, 0);
         }
         for (int nsid : activeNamespaces()) {
@@ -314,6 +317,52 @@ public final class NvmeController implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new NvmeException(what + ": interrupted");
         }
+    }
+
+    /**
+     * The largest write whose data goes in the command capsule (as Linux's host: when the controller's
+     * IOCCSZ leaves room after the SQE and ICDOFF is 0, and the keyed SGL otherwise); 0 for none, or
+     * when {@link NvmeConnectOptions#inCapsuleData(boolean)} is off.
+     */
+    public int inCapsuleBytes() {
+        if (!opts.inCapsuleData() || identify == null || identify.icdoff() != 0) {
+            return 0;
+        }
+        return Math.min(identify.inCapsuleDataSize(), 16 << 10);
+    }
+
+    /**
+     * One Asynchronous Event Request outstanding on the admin queue while connected (as Linux's host):
+     * no deadline; its completion's DW0 (event type 2:0, information 15:8, log page 23:16; NVMe Base
+     * 2.0 Figure 146) goes to {@link #asyncEvents()} and another is submitted. An error status (e.g. the
+     * controller's AER limit) stops it.
+     */
+    private void submitAsyncEventRequest() {
+        admin.submit("Asynchronous Event Request", Opcodes.ADMIN_ASYNC_EVENT, Commands::asyncEventRequest, null, 0, 0, false, false)
+                .whenComplete((c, e) -> {
+                    if (e == null) {
+                        asyncEvents.add(c.dw0());
+                        if (admin.failure() == null) {
+                            submitAsyncEventRequest();
+                        }
+                    }
+                });
+    }
+
+    /** The DW0 of each Asynchronous Event Request the controller completed, in order. */
+    public List<Integer> asyncEvents() {
+        return List.copyOf(asyncEvents);
+    }
+
+    /**
+     * Abort (NVMe Base 2.0 §5.1) of command {@code cid} on submission queue {@code sqid}: true when the
+     * controller says it aborted it (DW0 bit 0 clear), false when it did not (bit 0 set: nvmet always).
+     *
+     * @throws NvmeException on a failed queue; an {@link NvmeStatusException} for an error status (e.g. Abort Command Limit Exceeded)
+     */
+    public boolean abort(int sqid, int cid) {
+        return (admin("Abort (SQID " + sqid + ", CID " + cid + ")", Opcodes.ADMIN_ABORT,
+                (s, id) -> Commands.abort(s, id, sqid, cid), 0, false).dw0() & 1) == 0;
     }
 
     /** The next I/O queue, round robin. */

@@ -52,7 +52,10 @@ import org.jrdma.verbs.WrOpcode;
  * binding §3.4), a submission slot per command ID, command capsules by SEND, response capsules by
  * RECV (NVMe-oF §2).
  *
- * <p><b>Data.</b> A command with data describes the host memory with one keyed SGL data block. When the
+ * <p><b>Data.</b> A write of at most the controller's in-capsule data size (IOCCSZ × 16 − 64, I/O
+ * queues only) sends its data in the command capsule: the SEND gathers the SQE and the caller's buffer
+ * (two SGEs, no copy) and SGL1 is a data block of sub type offset 1h at ICDOFF 0, as Linux's host does;
+ * nothing of the buffer is exposed to the controller. Any other command with data describes the host memory with one keyed SGL data block. When the
  * device has type 2 memory windows, each slot owns one: the submission binds it over exactly the I/O's
  * range with only the right the transfer needs (REMOTE_READ for a write, REMOTE_WRITE for a read), and
  * the SGL asks for remote invalidation (sub type Fh); the controller's response then comes as a
@@ -94,6 +97,8 @@ final class RdmaQueue implements AutoCloseable {
     private static final class Slot {
         final int cid;
         final SendWr send = new SendWr().opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED);
+        /** The capsule's second part: in-capsule data straight from the caller's buffer. */
+        final Sge dataSge = new Sge();
         final SendWr bind = new SendWr().opcode(WrOpcode.BIND_MW);
         final SendWr inv = new SendWr().opcode(WrOpcode.LOCAL_INV).sendFlags(SendFlags.SIGNALED);
         final MwBindInfo bindInfo = new MwBindInfo();
@@ -106,6 +111,8 @@ final class RdmaQueue implements AutoCloseable {
         boolean invalidated;
         int rkey;
         long deadline;
+        /** False for a command that may stay outstanding (an Asynchronous Event Request): no deadline. */
+        boolean timed;
         String what;
         int opcode;
         long result;
@@ -139,6 +146,8 @@ final class RdmaQueue implements AutoCloseable {
     private CompletionQueue cq;
     private QueuePair qp;
     private boolean useMw;
+    /** The largest write sent as in-capsule data (0: none). */
+    private int inCapsule;
     private Duration commandTimeout;
     private int crqsize;
     private volatile NvmeException failed;
@@ -186,10 +195,13 @@ final class RdmaQueue implements AutoCloseable {
      * starts the poller (caller's thread).
      *
      * @param memoryWindows bind a type 2 window per command (see the class comment)
+     * @param inCapsule host-to-controller data up to this many bytes goes in the command capsule (the
+     *        controller's IOCCSZ × 16 − 64; 0 on the admin queue, whose capsules are 64 bytes)
      * @throws NvmeException when rejected (with the target's {@code nvme_rdma_cm_rej} status), unreachable or timed out
      */
-    void connect(ProtectionDomain pd, boolean memoryWindows, Duration timeout, Duration commandTimeout) {
+    void connect(ProtectionDomain pd, boolean memoryWindows, int inCapsule, Duration timeout, Duration commandTimeout) {
         this.useMw = memoryWindows;
+        this.inCapsule = inCapsule;
         this.commandTimeout = commandTimeout;
         try {
             arena = Arena.ofShared();
@@ -199,13 +211,13 @@ final class RdmaQueue implements AutoCloseable {
             cqeMr = pd.regMr(cqes, AccessFlags.LOCAL_WRITE);
             cq = id.verbs().createCq(4 * size + 8, null);
             QpInitAttr ia = new QpInitAttr().sendCq(cq).recvCq(cq);
-            ia.cap().maxSendWr(3 * size).maxRecvWr(size).maxSendSge(1).maxRecvSge(1);
+            ia.cap().maxSendWr(3 * size).maxRecvWr(size).maxSendSge(inCapsule > 0 ? 2 : 1).maxRecvSge(1);
             qp = id.createQp(pd, ia);
             slots = new Slot[size];
             for (int i = 0; i < size; i++) {
                 Slot s = new Slot(i);
                 s.sqe.wrap(sqes, (long) i * Sqe.SIZE);
-                s.send.wrId(KIND_SEND | i).sgList(new Sge(sqes.address() + (long) i * Sqe.SIZE, Sqe.SIZE, sqeMr.lkey()));
+                s.send.wrId(KIND_SEND | i).sgList(new Sge(sqes.address() + (long) i * Sqe.SIZE, Sqe.SIZE, sqeMr.lkey()), s.dataSge);
                 s.bind.wrId(KIND_BIND | i);
                 s.inv.wrId(KIND_INV | i);
                 if (useMw) {
@@ -288,6 +300,12 @@ final class RdmaQueue implements AutoCloseable {
      */
     CompletableFuture<NvmeCompletion> submit(String what, int opcode, Command command, IoBuffer buf, long off, int len,
             boolean hostToController) {
+        return submit(what, opcode, command, buf, off, len, hostToController, true);
+    }
+
+    /** {@link #submit}; {@code timed} false: the command has no deadline (an Asynchronous Event Request). */
+    CompletableFuture<NvmeCompletion> submit(String what, int opcode, Command command, IoBuffer buf, long off, int len,
+            boolean hostToController, boolean timed) {
         NvmeException f = failed;
         if (f != null) {
             return CompletableFuture.failedFuture(f);
@@ -318,17 +336,24 @@ final class RdmaQueue implements AutoCloseable {
             s.sendDone = false;
             s.respDone = false;
             s.invalidated = false;
-            s.keyed = buf != null;
+            boolean capsule = buf != null && hostToController && len <= inCapsule;
+            s.keyed = buf != null && !capsule;
             s.what = what;
             s.opcode = opcode;
             s.future = future;
             s.deadline = System.nanoTime() + commandTimeout.toNanos();
+            s.timed = timed;
             command.fill(s.sqe, s.cid);
             s.sqe.sgl1(sgl);
             long addr = buf == null ? 0 : buf.segment().address() + off;
             try {
+                s.send.numSge(capsule ? 2 : 1);
                 if (buf == null) {
                     sgl.none();
+                } else if (capsule) {
+                    // NVMe-oF 1.1 §2.1 / RDMA binding §3.3: a data block with sub type offset, from ICDOFF (0)
+                    s.dataSge.set(addr, len, buf.mr().lkey());
+                    sgl.inCapsule(0, len);
                 } else if (useMw) {
                     s.rkey = SendWr.incRkey(s.mw.rkey());
                     s.bindInfo.set(buf.mr(), addr, len, hostToController ? AccessFlags.REMOTE_READ : AccessFlags.REMOTE_WRITE);
@@ -427,7 +452,7 @@ final class RdmaQueue implements AutoCloseable {
         lock.lock();
         try {
             for (Slot s : slots) {
-                if (s.busy && now - s.deadline > 0) {
+                if (s.busy && s.timed && now - s.deadline > 0) {
                     expired = s.what + " (command ID " + s.cid + ")";
                     break;
                 }

@@ -18,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jrdma.nvmeof.target.NvmeTarget;
+import org.jrdma.nvmeof.target.NvmeTargetOptions;
 import org.jrdma.nvmeof.wire.RdmaCmRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The host against {@link TestTarget} over jrdma's soft RoCE v2 in one JVM (jrxe1 host → jrxe0 target on
+ * The host against {@link TestTarget} (where the test needs a target that records what it got or
+ * answers wrongly) and against the project's {@link NvmeTarget} (verified I/O, range checks) over jrdma's soft RoCE v2 in one JVM (jrxe1 host → jrxe0 target on
  * a random loopback pair): the bring-up sequence and private data, I/O on two queues with verified data,
  * the memory windows' remote invalidation, and the bad-input paths (a response invalidating another
  * rkey, a response for a command ID not outstanding, a command that never completes, a target that
@@ -115,12 +118,22 @@ class NvmeLoopbackTest {
         }
     }
 
+    /** The project's target ({@link NvmeTarget}) beside the test double, on the next port, same namespace size. */
+    private NvmeTarget realTarget() throws Exception {
+        return NvmeTarget.start(new NvmeTargetOptions().address(new InetSocketAddress(InetAddress.getByName(PAIR[0]), port + 1))
+                .subsysNqn(TestTarget.NQN).namespace(TestTarget.BLOCKS * TestTarget.BLOCK));
+    }
+
+    private NvmeConnectOptions realOptions() throws Exception {
+        return options().target(new InetSocketAddress(InetAddress.getByName(PAIR[0]), port + 1));
+    }
+
     @Test
     void concurrentWritesThenReadsOnTwoQueuesAreVerified() throws Exception {
         Random rnd = new Random(17);
         int ios = 64;
-        try (NvmeController c = NvmeController.connect(options()); IoBuffer w = c.allocBuffer(4096L * ios);
-                IoBuffer r = c.allocBuffer(4096L * ios)) {
+        try (NvmeTarget real = realTarget(); NvmeController c = NvmeController.connect(realOptions().inCapsuleData(false));
+                IoBuffer w = c.allocBuffer(4096L * ios); IoBuffer r = c.allocBuffer(4096L * ios)) {
             NvmeNamespace ns = c.namespace(1);
             byte[] data = new byte[4096 * ios];
             rnd.nextBytes(data);
@@ -133,7 +146,7 @@ class NvmeLoopbackTest {
             }
             CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
             for (int i = 0; i < ios; i++) {
-                byte[] onDisk = target.disk.asSlice(lba[i] * 512, 4096).toArray(ValueLayout.JAVA_BYTE);
+                byte[] onDisk = real.namespaceMemory(1).asSlice(lba[i] * 512, 4096).toArray(ValueLayout.JAVA_BYTE);
                 assertArrayEquals(java.util.Arrays.copyOfRange(data, 4096 * i, 4096 * (i + 1)), onDisk, "write " + i);
             }
             fs.clear();
@@ -151,7 +164,7 @@ class NvmeLoopbackTest {
 
     @Test
     void outOfRangeIsRefusedBeforeTheWire() throws Exception {
-        try (NvmeController c = NvmeController.connect(options()); IoBuffer b = c.allocBuffer(4096)) {
+        try (NvmeTarget real = realTarget(); NvmeController c = NvmeController.connect(realOptions()); IoBuffer b = c.allocBuffer(4096)) {
             NvmeNamespace ns = c.namespace(1);
             ExecutionException e = assertThrows(ExecutionException.class, () -> ns.read(0, 16, b, 0).get());
             assertInstanceOf(IllegalArgumentException.class, e.getCause(), "8 KiB into a 4 KiB buffer");

@@ -49,7 +49,8 @@ import org.jrdma.verbs.WrOpcode;
  * does (data by RDMA WRITE / RDMA READ at the keyed SGL, the response by SEND_WITH_INV of the key when
  * the SGL asks, else SEND). Field values follow the capture's Linux target where the host reads them.
  * {@link #misbehave} makes it answer the next data command wrongly, for the host's bad-input tests.
- * Not the project's target (issue 17's "small target" is not built): no checks beyond what the tests need.
+ * Not the project's target ({@code org.jrdma.nvmeof.target.NvmeTarget}): a double that records the
+ * host's requests and can misbehave, with no checks beyond what the tests need.
  *
  * <p>Threads: one listener thread, one thread per connected queue polling its CQ.
  */
@@ -238,6 +239,9 @@ final class TestTarget implements AutoCloseable {
                     case Opcodes.ADMIN_KEEP_ALIVE -> {
                         keepAlives.incrementAndGet();
                         respond(slot, cid, g, 0, 0);
+                    }
+                    case Opcodes.ADMIN_ASYNC_EVENT -> {
+                        // held, as nvmet holds it until an event
                     }
                     default -> respond(slot, cid, g, 0, 0);
                 }

@@ -35,9 +35,10 @@ import picocli.CommandLine.Option;
  * Exit status 0, or 1 with nvme-cli's style of message on standard error.
  */
 @Command(name = "nvme", mixinStandardHelpOptions = true,
-        description = "NVMe over Fabrics (RDMA) host: discover, id-ctrl, id-ns, read, write (nvme-cli's shape), bench.",
+        description = "NVMe over Fabrics (RDMA) host: discover, id-ctrl, id-ns, read, write (nvme-cli's shape), bench; "
+                + "and a target (RAM namespaces).",
         subcommands = {NvmeCommand.Discover.class, NvmeCommand.IdCtrl.class, NvmeCommand.IdNs.class,
-            NvmeCommand.Read.class, NvmeCommand.Write.class, NvmeCommand.BenchCommand.class})
+            NvmeCommand.Read.class, NvmeCommand.Write.class, NvmeCommand.BenchCommand.class, TargetCommand.class})
 public final class NvmeCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -48,7 +49,7 @@ public final class NvmeCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: discover, id-ctrl, id-ns, read, write, bench");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: discover, id-ctrl, id-ns, read, write, bench, target");
     }
 
     /** The {@code nvme} command line, for a launcher to add as a subcommand. */

@@ -42,6 +42,16 @@ public final class Commands {
                 .cdw(11, (n & 0xffff) | n << 16);
     }
 
+    /** Abort of command {@code cid} of submission queue {@code sqid} (NVMe Base 2.0 §5.1, Figure 140: CDW10 SQID 15:0, CID 31:16). */
+    public static Sqe abort(Sqe sqe, int commandId, int sqid, int cid) {
+        return base(sqe, Opcodes.ADMIN_ABORT, commandId, 0).cdw(10, (sqid & 0xffff) | cid << 16);
+    }
+
+    /** Asynchronous Event Request (NVMe Base 2.0 §5.2): no fields; the controller completes it when an event occurs. */
+    public static Sqe asyncEventRequest(Sqe sqe, int commandId) {
+        return base(sqe, Opcodes.ADMIN_ASYNC_EVENT, commandId, 0);
+    }
+
     /** Keep Alive. */
     public static Sqe keepAlive(Sqe sqe, int commandId) {
         return base(sqe, Opcodes.ADMIN_KEEP_ALIVE, commandId, 0);

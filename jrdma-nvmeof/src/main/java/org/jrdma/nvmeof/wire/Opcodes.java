@@ -30,6 +30,8 @@ public final class Opcodes {
     public static final int IO_READ = 0x02;
     /** I/O: Write Zeroes. */
     public static final int IO_WRITE_ZEROES = 0x08;
+    /** I/O: Dataset Management. */
+    public static final int IO_DSM = 0x09;
 
     /** Fabrics command type Property Set. */
     public static final int FCTYPE_PROPERTY_SET = 0x00;
