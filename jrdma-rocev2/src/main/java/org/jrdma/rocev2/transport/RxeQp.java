@@ -91,6 +91,11 @@ public final class RxeQp implements QpTransport {
     // ------------------------------------------------------------------ issue 16: DCQCN
     /** How far ahead of its rate a paced QP may send (a short train), ns. */
     static final long PACE_BURST_NANOS = 25_000;
+    /**
+     * The longest a paced requester waits before the rate is looked at again, ns: the rate recovers
+     * on its timers meanwhile, and a wait computed at a cut rate must not outlast the cut.
+     */
+    static final long PACE_MAX_WAIT_NANOS = 500_000;
     /** The notification point (CE-marked packets in, CNPs out), null for UD or with ECN off; receiving thread. */
     private final org.jrdma.congestion.DcqcnNotificationPoint np;
     /** The reaction point (CNPs in, rate out), null for UD or with DCQCN off; under the lock. */
@@ -101,8 +106,13 @@ public final class RxeQp implements QpTransport {
     boolean ccActive;
     /** The rate is below line rate: packets leave no faster than it (under the lock). */
     private boolean paced;
-    /** When the paced requester may send its next packet at the rate (System.nanoTime ns; under the lock). */
-    private long nextSendNanos;
+    /**
+     * The paced requester's credit, bytes (a token bucket filled at the current rate, at most
+     * {@link #PACE_BURST_NANOS} of it; a packet may go while it is not negative), and when it was
+     * last filled (System.nanoTime ns). Under the lock.
+     */
+    private double creditBytes;
+    private long creditAt;
     /** The last time handed to the reaction point (its clock must not go backwards). */
     private long ccLastNanos = Long.MIN_VALUE;
     /** The current rate for readers on other threads ({@code jrdma stat}), bit/s. */
@@ -411,27 +421,41 @@ public final class RxeQp implements QpTransport {
         publishedRateBps = rate;
         boolean below = rate < lineRateBps;
         if (below && !paced) {
-            nextSendNanos = now;
+            creditBytes = 0;
+            creditAt = now;
         }
         paced = below;
+    }
+
+    /** Fills the credit at {@code rate} for the time since it was last filled, up to the burst. */
+    private void accrue(double rate, long now) {
+        creditBytes = Math.min(creditBytes + (now - creditAt) * rate / 8e9, rate * PACE_BURST_NANOS / 8e9);
+        creditAt = now;
     }
 
     /**
      * Whether the requester may send the next packet now (before each packet). One branch while the
      * QP runs at line rate; when paced, the rate's timers run and the packet may go if it is due
-     * within {@link #PACE_BURST_NANOS}; if not, the device's pacer runs the requester again when it
-     * is ({@link Pacer}).
+     * by its credit (a token bucket at the rate, {@link #PACE_BURST_NANOS} deep); if not, the device's
+     * pacer runs the requester again when it is, or after {@link #PACE_MAX_WAIT_NANOS} at most, when
+     * the rate (which recovers on its timers) is looked at again ({@link Pacer}).
      */
     boolean mayTransmit() {
         if (!paced) {
             return true;
         }
         long now = ccNow();
-        rateChanged(rp.rateBps(now), now);
-        if (!paced || nextSendNanos - now <= PACE_BURST_NANOS) {
+        double rate = rp.rateBps(now);
+        rateChanged(rate, now);
+        if (!paced) {
             return true;
         }
-        paceDeadline = nextSendNanos - PACE_BURST_NANOS;
+        accrue(rate, now);
+        if (creditBytes >= 0) {
+            return true;
+        }
+        long wait = (long) (-creditBytes * 8e9 / rate);
+        paceDeadline = now + Math.max(1_000, Math.min(wait, PACE_MAX_WAIT_NANOS));
         agent.pace(this);
         return false;
     }
@@ -446,9 +470,8 @@ public final class RxeQp implements QpTransport {
         double rate = rp.currentRateBps();
         rateChanged(rate, now);
         if (paced) {
-            // the wire time of the packet with its IP and UDP headers, at the rate
-            long wire = (long) ((bytes + 48) * 8e9 / rate);
-            nextSendNanos = Math.max(nextSendNanos, now) + wire;
+            accrue(rate, now);
+            creditBytes -= bytes + 48; // the packet with its IP and UDP headers
         }
     }
 
