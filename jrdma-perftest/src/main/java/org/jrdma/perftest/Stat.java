@@ -39,6 +39,9 @@ public final class Stat implements Callable<Integer> {
     @Option(names = {"-z", "--nonzero"}, description = "only counters that are not zero")
     boolean nonZero;
 
+    @Option(names = {"-q", "--qp-rates"}, description = "also each RC/UC QP's DCQCN rate (rate, target, alpha, CNPs)")
+    boolean qpRates;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
@@ -50,7 +53,13 @@ public final class Stat implements Callable<Integer> {
 
     /** One parsed stats file. */
     record Snapshot(Path file, String device, String address, int port, long pid, String tool, String state,
-                    Instant updated, Map<String, Long> counters) {
+                    Instant updated, Map<String, Long> counters, List<String> qpLines) {
+        /** Without QP lines. */
+        Snapshot(Path file, String device, String address, int port, long pid, String tool, String state,
+                 Instant updated, Map<String, Long> counters) {
+            this(file, device, address, port, pid, tool, state, updated, counters, List.of());
+        }
+
         /** "running", "closed", or "stale" when the writer is gone without closing (killed hard). */
         String status() {
             if (StatsFile.RUNNING.equals(state) && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
@@ -72,6 +81,7 @@ public final class Stat implements Callable<Integer> {
         }
         Map<String, String> meta = new LinkedHashMap<>();
         Map<String, Long> counters = new LinkedHashMap<>();
+        List<String> qps = new ArrayList<>();
         for (int i = 1; i < lines.length; i++) {
             String l = lines[i];
             int sp = l.indexOf(' ');
@@ -82,6 +92,7 @@ public final class Stat implements Callable<Integer> {
             String v = l.substring(sp + 1);
             switch (k) {
                 case "device", "address", "port", "pid", "tool", "state", "updated" -> meta.put(k, v);
+                case StatsFile.QP_KEY -> qps.add(v);
                 default -> {
                     try {
                         counters.put(k, Long.parseLong(v));
@@ -95,7 +106,7 @@ public final class Stat implements Callable<Integer> {
             return new Snapshot(file, meta.getOrDefault("device", "?"), meta.getOrDefault("address", ""),
                     Integer.parseInt(meta.getOrDefault("port", "1")), Long.parseLong(meta.getOrDefault("pid", "0")),
                     meta.getOrDefault("tool", "?"), meta.getOrDefault("state", "?"),
-                    Instant.parse(meta.getOrDefault("updated", Instant.EPOCH.toString())), counters);
+                    Instant.parse(meta.getOrDefault("updated", Instant.EPOCH.toString())), counters, List.copyOf(qps));
         } catch (NumberFormatException | DateTimeParseException e) {
             throw new PerftestException(file + " is not a jrdma stats file (" + e.getMessage() + ")");
         }
@@ -151,6 +162,9 @@ public final class Stat implements Callable<Integer> {
         Instant now = Instant.now();
         for (Snapshot s : snaps) {
             out.print(rdmaForm ? rdmaLine(s, nonZero) : table(s, now, nonZero));
+            if (qpRates && !rdmaForm) {
+                out.print(qpTable(s));
+            }
         }
         out.flush();
         return 0;
@@ -165,6 +179,33 @@ public final class Stat implements Callable<Integer> {
             }
         }
         return sb.append('\n').toString();
+    }
+
+    /**
+     * The DCQCN rate of each RC/UC QP the tool had (issue 16): QPN, parameter set, current and
+     * target rate in Gbit/s, α, CNPs taken; "no QP with a rate limiter" when there is none.
+     */
+    static String qpTable(Snapshot s) {
+        StringBuilder sb = new StringBuilder();
+        if (s.qpLines().isEmpty()) {
+            return sb.append("    (no QP with a DCQCN rate limiter)\n").toString();
+        }
+        sb.append(CFormat.f("    %-10s %-10s %12s %12s %9s %10s\n", "qp", "dcqcn", "rate Gb/s", "target Gb/s",
+                "alpha", "cnps"));
+        for (String l : s.qpLines()) {
+            String[] f = l.split(" ");
+            if (f.length < 6) {
+                continue;
+            }
+            try {
+                sb.append(CFormat.f("    %-10s %-10s %12.3f %12.3f %9.4f %10d\n", f[0], f[1],
+                        Long.parseLong(f[2]) / 1e9, Long.parseLong(f[3]) / 1e9, Double.parseDouble(f[4]),
+                        Long.parseLong(f[5])));
+            } catch (NumberFormatException e) {
+                sb.append("    ").append(l).append('\n');
+            }
+        }
+        return sb.toString();
     }
 
     /** A header line, then one "name value" line per counter. */

@@ -53,10 +53,12 @@ public final class StatsFile implements AutoCloseable {
     /** File name suffix in the stats directory. */
     public static final String SUFFIX = ".stats";
 
-    private static final StatsFile NONE = new StatsFile(null, null, null, null, null, 0);
+    private static final StatsFile NONE = new StatsFile(null, null, null, null, null, null, 0);
 
     private final Path file;
     private final HardwareCounters counters;
+    /** The device's per-QP congestion control (issue 16), or null. */
+    private final org.jrdma.verbs.ext.CongestionControl congestion;
     private final String device;
     private final String address;
     private final String tool;
@@ -65,9 +67,11 @@ public final class StatsFile implements AutoCloseable {
     private volatile boolean closed;
     private boolean warned;
 
-    private StatsFile(Path file, HardwareCounters counters, String device, String address, String tool, long intervalMs) {
+    private StatsFile(Path file, HardwareCounters counters, org.jrdma.verbs.ext.CongestionControl congestion,
+                      String device, String address, String tool, long intervalMs) {
         this.file = file;
         this.counters = counters;
+        this.congestion = congestion;
         this.device = device;
         this.address = address;
         this.tool = tool;
@@ -118,8 +122,9 @@ public final class StatsFile implements AutoCloseable {
             f = dir.resolve(ctx.device().name() + SUFFIX);
         }
         long interval = Long.getLong("jrdma.stats.interval.ms", DEFAULT_INTERVAL_MS);
-        StatsFile s = new StatsFile(f.toAbsolutePath(), counters, ctx.device().name(), address(ctx), tool,
-                Math.max(10, interval));
+        StatsFile s = new StatsFile(f.toAbsolutePath(), counters,
+                ctx.extension(org.jrdma.verbs.ext.CongestionControl.class).orElse(null), ctx.device().name(),
+                address(ctx), tool, Math.max(10, interval));
         s.write(RUNNING);
         s.writer.start();
         try {
@@ -167,9 +172,28 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    /** The text of one snapshot. */
+    /** The text of one snapshot without QP lines. */
     static String format(String device, String address, long pid, String tool, String state, Instant when,
                          Map<String, Long> values) {
+        return format(device, address, pid, tool, state, when, values, List.of());
+    }
+
+    /**
+     * One {@value #QP_KEY} line's value for a QP's rate limiter: {@code QPN ALGORITHM RATE_BPS
+     * TARGET_BPS ALPHA CNP_HANDLED LINE_BPS} (QPN in hex, rates in whole bit/s, α with 6 decimals).
+     */
+    static String qpLine(org.jrdma.verbs.ext.CongestionControl.QpRate r) {
+        return String.format(java.util.Locale.ROOT, "0x%06x %s %d %d %.6f %d %d", r.qpNum(), r.algorithm(),
+                Math.round(r.rateBps()), Math.round(r.targetRateBps()), r.alpha(), r.cnpHandled(),
+                Math.round(r.lineRateBps()));
+    }
+
+    /** The key of the per-QP DCQCN lines (issue 16), after the counters. */
+    public static final String QP_KEY = "qp_dcqcn";
+
+    /** The text of one snapshot: the header, the counters, then one {@value #QP_KEY} line per QP. */
+    static String format(String device, String address, long pid, String tool, String state, Instant when,
+                         Map<String, Long> values, List<String> qpLines) {
         StringBuilder sb = new StringBuilder(2048);
         sb.append(MAGIC).append('\n');
         sb.append("device ").append(device).append('\n');
@@ -182,12 +206,19 @@ public final class StatsFile implements AutoCloseable {
         for (Map.Entry<String, Long> e : values.entrySet()) {
             sb.append(e.getKey()).append(' ').append(e.getValue()).append('\n');
         }
+        for (String q : qpLines) {
+            sb.append(QP_KEY).append(' ').append(q).append('\n');
+        }
         return sb.toString();
     }
 
     private synchronized void write(String state) {
+        List<String> qps = List.of();
+        if (congestion != null) {
+            qps = congestion.qpRates().stream().map(StatsFile::qpLine).toList();
+        }
         String text = format(device, address, ProcessHandle.current().pid(), tool, state, Instant.now(),
-                values(counters));
+                values(counters), qps);
         Path tmp = file.resolveSibling("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         try {
             Files.createDirectories(file.getParent());

@@ -75,6 +75,26 @@ class StatTest {
     }
 
     @Test
+    void qpDcqcnLinesRoundTripAndAreShownAsATable() {
+        var r = new org.jrdma.verbs.ext.CongestionControl.QpRate(0x11, "nvidia", 50.025e9, 100e9, 0.999023, 1, 100e9);
+        String line = StatsFile.qpLine(r);
+        assertEquals("0x000011 nvidia 50025000000 100000000000 0.999023 1 100000000000", line);
+        String text = StatsFile.format("jrxe0", "127.0.0.1", 1, "ib_write_bw", "running", Instant.EPOCH, sample(),
+                java.util.List.of(line));
+        assertTrue(text.endsWith("duplicate_request 0\nqp_dcqcn " + line + "\n"), text);
+        Stat.Snapshot s = Stat.parse(Path.of("x"), text);
+        assertEquals(sample(), s.counters(), "a QP line is no counter");
+        assertEquals(java.util.List.of(line), s.qpLines());
+        assertEquals("""
+                    qp         dcqcn         rate Gb/s  target Gb/s     alpha       cnps
+                    0x000011   nvidia           50.025      100.000    0.9990          1
+                """, Stat.qpTable(s));
+        assertEquals("    (no QP with a DCQCN rate limiter)\n",
+                Stat.qpTable(Stat.parse(Path.of("x"), StatsFile.format("jrxe0", "", 1, "t", "closed", Instant.EPOCH,
+                        sample()))));
+    }
+
+    @Test
     void rdmaStatisticForm() {
         Stat.Snapshot s = Stat.parse(Path.of("x"), StatsFile.format("jrxe0", "127.0.0.1", 1, "t", "closed",
                 Instant.EPOCH, sample()));

@@ -30,6 +30,20 @@ import java.util.Properties;
  * <tr><td>{@code retryCnt7}</td><td>{@code JRDMA_RETRY_CNT7}</td><td>{@code count}</td>
  *     <td>what retry_cnt 7 means: {@code count} (7 retries, IBTA and hardware) or {@code unlimited}
  *     (retry for ever, as rdma_rxe)</td></tr>
+ * <tr><td>{@code ecn}</td><td>{@code JRDMA_ECN}</td><td>{@code true}</td>
+ *     <td>ECN (RFC 3168) for DCQCN: every packet sent is ECN-capable, ECT(0) (IPv4 TOS / IPv6 Traffic
+ *     Class 0x02), and a packet received marked CE makes the QP's notification point send a CNP to
+ *     its sender (at most one per {@code cnpMicros}). {@code false}: TOS 0 as Linux rxe sends (its
+ *     TOS is the address vector's traffic class, 0 from the tools), and CE is not looked at</td></tr>
+ * <tr><td>{@code dcqcn}</td><td>{@code JRDMA_DCQCN}</td><td>{@code nvidia}</td>
+ *     <td>the reaction point of each RC/UC QP: {@code nvidia} (ConnectX firmware defaults, as mlx5
+ *     runs RoCE), {@code paper} (Zhu et al. 2015), {@code ns3-sample}, or {@code off} (CNPs received
+ *     are counted as {@code rp_cnp_ignored}); parameters: {@code org.jrdma.congestion.DcqcnParameters}</td></tr>
+ * <tr><td>{@code cnpMicros}</td><td></td><td>50</td>
+ *     <td>the notification point's least time between two CNPs of one QP, µs (1..1,000,000)</td></tr>
+ * <tr><td>{@code lineGbps}</td><td></td><td>100</td>
+ *     <td>the line rate DCQCN starts at and returns to, Gbit/s (1..1000); the device does not limit
+ *     itself to it: a QP is paced only below it, after a CNP</td></tr>
  * </table>
  *
  * @param ipv4Mode {@code auto}, {@code raw} or {@code udp}
@@ -40,9 +54,28 @@ import java.util.Properties;
  * @param deferAcks whether a polling thread defers its ACKs until its next post
  * @param perFlowSourcePorts whether packets leave from rxe-style per-flow source ports
  * @param retryCnt7Unlimited whether retry_cnt 7 retries without limit (rxe) rather than 7 times
+ * @param ecn whether packets are sent ECT(0) and CE-marked ones answered with CNPs
+ * @param dcqcn the reaction point's parameter set ({@code nvidia}, {@code paper}, {@code ns3-sample}), or
+ *        {@code off}
+ * @param cnpIntervalNanos the notification point's least time between two CNPs of a QP, ns
+ * @param lineRateBps the line rate of the reaction point, bit/s
  */
 public record DeviceOptions(String ipv4Mode, Path pcap, String faults, long spinNanos, boolean pollProgress,
-                            boolean deferAcks, boolean perFlowSourcePorts, boolean retryCnt7Unlimited) {
+                            boolean deferAcks, boolean perFlowSourcePorts, boolean retryCnt7Unlimited, boolean ecn,
+                            String dcqcn, long cnpIntervalNanos, long lineRateBps) {
+
+    /** The IPv4 TOS / IPv6 Traffic Class byte of ECT(0) (RFC 3168 §5: ECN field 10, DSCP 0). */
+    public static final int ECT0 = 0x02;
+
+    /** The traffic class the device's packets leave with: {@link #ECT0} with ECN on, else 0. */
+    public int trafficClass() {
+        return ecn ? ECT0 : 0;
+    }
+
+    /** Whether the reaction point (rate limiting on CNPs) runs. */
+    public boolean dcqcnEnabled() {
+        return !dcqcn.equals("off");
+    }
 
     /** The defaults (nothing configured). */
     public static DeviceOptions defaults() {
@@ -87,9 +120,34 @@ public record DeviceOptions(String ipv4Mode, Path pcap, String faults, long spin
         if (!r7.value.equals("count") && !r7.value.equals("unlimited")) {
             throw r7.bad("count or unlimited");
         }
+        Setting ecn = get(name, "ecn", "JRDMA_ECN", props, env, "true");
+        if (!ecn.value.equals("true") && !ecn.value.equals("false")) {
+            throw ecn.bad("true or false");
+        }
+        Setting dcqcn = get(name, "dcqcn", "JRDMA_DCQCN", props, env, "nvidia");
+        String set = dcqcn.value.toLowerCase(java.util.Locale.ROOT);
+        if (!set.equals("off") && !org.jrdma.congestion.DcqcnParameters.NAMES.contains(set)) {
+            throw dcqcn.bad(String.join(", ", org.jrdma.congestion.DcqcnParameters.NAMES) + " or off");
+        }
+        long cnpMicros = number(get(name, "cnpMicros", null, props, env, "50"), 1, 1_000_000, "1..1000000 (µs)");
+        long lineGbps = number(get(name, "lineGbps", null, props, env, "100"), 1, 1000, "1..1000 (Gbit/s)");
         return new DeviceOptions(ipv4.value, pcap.value.isEmpty() ? null : Path.of(pcap.value),
                 faults.value.isEmpty() ? null : faults.value, spinMicros * 1000L, pollProgress, deferAcks,
-                ports.value.equals("rxe"), r7.value.equals("unlimited"));
+                ports.value.equals("rxe"), r7.value.equals("unlimited"), ecn.value.equals("true"), set,
+                cnpMicros * 1000L, lineGbps * 1_000_000_000L);
+    }
+
+    private static long number(Setting s, long min, long max, String allowed) {
+        long v;
+        try {
+            v = Long.parseLong(s.value);
+        } catch (NumberFormatException e) {
+            throw s.bad(allowed);
+        }
+        if (v < min || v > max) {
+            throw s.bad(allowed);
+        }
+        return v;
     }
 
     /**

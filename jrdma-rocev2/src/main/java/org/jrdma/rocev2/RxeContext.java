@@ -86,6 +86,22 @@ public final class RxeContext extends SoftContext {
         if (type == PacketCapture.class) {
             return Optional.of(type.cast(capture));
         }
+        if (type == org.jrdma.verbs.ext.CongestionControl.class) { // issue 16: each RC/UC QP's DCQCN rate
+            org.jrdma.verbs.ext.CongestionControl cc = () -> {
+                java.util.List<org.jrdma.verbs.ext.CongestionControl.QpRate> out = new java.util.ArrayList<>();
+                for (org.jrdma.soft.SoftQp q : resources().qps.values()) {
+                    if (q.transport() instanceof org.jrdma.rocev2.transport.RxeQp t) {
+                        org.jrdma.verbs.ext.CongestionControl.QpRate r = t.dcqcnState();
+                        if (r != null) {
+                            out.add(r);
+                        }
+                    }
+                }
+                out.sort(java.util.Comparator.comparingInt(org.jrdma.verbs.ext.CongestionControl.QpRate::qpNum));
+                return out;
+            };
+            return Optional.of(type.cast(cc));
+        }
         return Optional.empty();
     }
 

@@ -137,6 +137,7 @@ public final class RxeDevice implements Device {
                 java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
                 PcapTap tap = a.length == 4 ? new PcapTap(p, false, b.getInt(), 0, 0)
                         : new PcapTap(p, true, 0, b.getLong(), b.getLong(8));
+                tap.sentTrafficClass(opts.trafficClass());
                 p = tap;
                 capture = new DeviceCapture(name, tap);
                 if (opts.pcap() != null) {
@@ -180,14 +181,17 @@ public final class RxeDevice implements Device {
                 boolean raw = mode.equals("raw")
                         || (mode.equals("auto") && !address.isLoopbackAddress() && RawIpv4Socket.permitted());
                 if (raw) {
-                    return RawIpv4PacketPort.open(a4, RoceV2.UDP_PORT);
+                    return RawIpv4PacketPort.open(a4, RoceV2.UDP_PORT, opts.trafficClass());
                 }
                 if (!address.isLoopbackAddress() && mode.equals("auto")) {
                     LOG.warn("{}: {} -- sending with an ordinary UDP socket, which only jrdma peers accept", name,
                             RawIpv4Socket.NOT_PERMITTED_MESSAGE);
                 }
             }
-            return UdpPacketPort.open(address, RoceV2.UDP_PORT, opts.perFlowSourcePorts());
+            // ECN on: every packet ECT(0) (IP_TOS / IPV6_TCLASS), and each datagram's TOS read (IP_RECVTOS /
+            // IPV6_RECVTCLASS) for CE; off: the kernel's TOS 0, as rxe sends with the tools' traffic class 0
+            return UdpPacketPort.open(address, RoceV2.UDP_PORT, opts.perFlowSourcePorts(),
+                    opts.ecn() ? opts.trafficClass() : -1, opts.ecn());
         } catch (NetException e) {
             int errno = e.errno() == Errno.EPERM ? Errno.EPERM
                     : e.getMessage() != null && e.getMessage().contains("in use") ? Errno.EADDRINUSE : Errno.EADDRNOTAVAIL;

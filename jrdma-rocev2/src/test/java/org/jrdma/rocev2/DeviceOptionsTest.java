@@ -34,15 +34,19 @@ class DeviceOptionsTest {
     }
 
     /** What an option parsed to, as a string, for the table below. */
-    private static final Map<String, Function<DeviceOptions, String>> VIEW = Map.of(
-            "ipv4", DeviceOptions::ipv4Mode,
-            "pcap", o -> String.valueOf(o.pcap()),
-            "faults", o -> String.valueOf(o.faults()),
-            "spinMicros", o -> Long.toString(o.spinNanos() / 1000),
-            "pollProgress", o -> Boolean.toString(o.pollProgress()),
-            "deferAcks", o -> Boolean.toString(o.deferAcks()),
-            "sourcePorts", o -> o.perFlowSourcePorts() ? "rxe" : "bound",
-            "retryCnt7", o -> o.retryCnt7Unlimited() ? "unlimited" : "count");
+    private static final Map<String, Function<DeviceOptions, String>> VIEW = Map.ofEntries(
+            Map.entry("ipv4", DeviceOptions::ipv4Mode),
+            Map.entry("pcap", o -> String.valueOf(o.pcap())),
+            Map.entry("faults", o -> String.valueOf(o.faults())),
+            Map.entry("spinMicros", o -> Long.toString(o.spinNanos() / 1000)),
+            Map.entry("pollProgress", o -> Boolean.toString(o.pollProgress())),
+            Map.entry("deferAcks", o -> Boolean.toString(o.deferAcks())),
+            Map.entry("sourcePorts", o -> o.perFlowSourcePorts() ? "rxe" : "bound"),
+            Map.entry("retryCnt7", o -> o.retryCnt7Unlimited() ? "unlimited" : "count"),
+            Map.entry("ecn", o -> Boolean.toString(o.ecn())),
+            Map.entry("dcqcn", DeviceOptions::dcqcn),
+            Map.entry("cnpMicros", o -> Long.toString(o.cnpIntervalNanos() / 1000)),
+            Map.entry("lineGbps", o -> Long.toString(o.lineRateBps() / 1_000_000_000L)));
 
     @Test
     void defaults() {
@@ -55,6 +59,15 @@ class DeviceOptionsTest {
         assertTrue(d.deferAcks());
         assertTrue(d.perFlowSourcePorts());
         assertFalse(d.retryCnt7Unlimited());
+        assertTrue(d.ecn(), "ECN on, as mlx5 sends RoCE");
+        assertEquals(0x02, d.trafficClass(), "ECT(0)");
+        assertEquals("nvidia", d.dcqcn());
+        assertTrue(d.dcqcnEnabled());
+        assertEquals(50_000, d.cnpIntervalNanos());
+        assertEquals(100_000_000_000L, d.lineRateBps());
+        assertEquals(0, DeviceOptions.parse("jrxe0", props("jrdma.ecn", "false"), Map.of()).trafficClass(),
+                "TOS 0 as rxe with ECN off");
+        assertFalse(DeviceOptions.parse("jrxe0", props("jrdma.dcqcn", "OFF"), Map.of()).dcqcnEnabled());
         assertEquals(d, DeviceOptions.parse("jrxe0", new Properties(), Map.of()));
     }
 
@@ -67,7 +80,11 @@ class DeviceOptionsTest {
         "pollProgress, true,      false,               true",
         "deferAcks,    true,      false,               true",
         "sourcePorts,  rxe,       bound,               rxe",
-        "retryCnt7,    count,     unlimited,           count"})
+        "retryCnt7,    count,     unlimited,           count",
+        "ecn,          true,      false,               true",
+        "dcqcn,        nvidia,    off,                 paper",
+        "cnpMicros,    50,        4,                   1000000",
+        "lineGbps,     100,       25,                  1"})
     void theDevicesOwnSettingBeatsTheGlobalOneWhichBeatsTheDefault(String key, String dflt, String global,
                                                                     String device) {
         Function<DeviceOptions, String> view = VIEW.get(key);
@@ -80,7 +97,8 @@ class DeviceOptionsTest {
     }
 
     @ParameterizedTest(name = "{0} from {1}")
-    @CsvSource({"ipv4, JRDMA_IPV4, udp, raw, auto", "retryCnt7, JRDMA_RETRY_CNT7, unlimited, count, count"})
+    @CsvSource({"ipv4, JRDMA_IPV4, udp, raw, auto", "retryCnt7, JRDMA_RETRY_CNT7, unlimited, count, count",
+        "ecn, JRDMA_ECN, false, true, true", "dcqcn, JRDMA_DCQCN, off, paper, nvidia"})
     void theEnvironmentComesAfterTheProperties(String key, String env, String fromEnv, String fromProperty,
                                                 String dflt) {
         Function<DeviceOptions, String> view = VIEW.get(key);
@@ -111,7 +129,11 @@ class DeviceOptionsTest {
         "jrdma.pollProgress,         yes,   'jrdma.pollProgress is ''yes'': true or false'",
         "jrdma.deferAcks.jrxe0,      0,     'jrdma.deferAcks.jrxe0 is ''0'': true or false'",
         "jrdma.sourcePorts,          fixed, 'jrdma.sourcePorts is ''fixed'': rxe or bound'",
-        "jrdma.retryCnt7,            7,     'jrdma.retryCnt7 is ''7'': count or unlimited'"})
+        "jrdma.retryCnt7,            7,     'jrdma.retryCnt7 is ''7'': count or unlimited'",
+        "jrdma.ecn,                  on,    'jrdma.ecn is ''on'': true or false'",
+        "jrdma.dcqcn.jrxe0,          timely, 'jrdma.dcqcn.jrxe0 is ''timely'': paper, ns3-sample, nvidia or off'",
+        "jrdma.cnpMicros,            0,     'jrdma.cnpMicros is ''0'': 1..1000000 (µs)'",
+        "jrdma.lineGbps,             1001,  'jrdma.lineGbps is ''1001'': 1..1000 (Gbit/s)'"})
     void aBadValueNamesTheSettingAndWhatItMayBe(String property, String value, String message) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DeviceOptions.parse("jrxe0", props(property, value), Map.of()));

@@ -38,6 +38,23 @@ class ModuleBoundaryTest {
         assertEquals(List.of(RxeProvider.class.getName()), p.providers());
     }
 
+    /**
+     * Issue 16: the transport's DCQCN is the congestion module's, which the fabric simulator shares
+     * (one implementation, not a copy); it needs nothing but the JDK and exports its one package.
+     */
+    @Test
+    void theProviderSharesDcqcnWithTheFabricThroughTheCongestionModule() throws URISyntaxException {
+        ModuleDescriptor d = descriptorOf(RxeProvider.class);
+        assertEquals(true, d.requires().stream().anyMatch(r -> r.name().equals("org.jrdma.congestion")),
+                d.requires().toString());
+        ModuleDescriptor c = descriptorOf(org.jrdma.congestion.DcqcnReactionPoint.class);
+        assertEquals("org.jrdma.congestion", c.name());
+        assertEquals(Set.of("java.base"),
+                c.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet()));
+        assertEquals(Set.of("org.jrdma.congestion"),
+                c.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
+    }
+
     @Test
     void theCodecsNeedNothingButTheJdk() throws URISyntaxException {
         ModuleDescriptor d = descriptorOf(org.jrdma.rocev2.wire.Bth.class);

@@ -144,6 +144,34 @@ public final class UdpBatch {
         return length(i);
     }
 
+    /**
+     * After a receive on a socket with {@link UdpSocket.Options#receiveTrafficClass}: slot
+     * {@code i}'s IPv4 TOS / IPv6 Traffic Class byte (0–255; ECN in its low 2 bits: 3 is CE), from
+     * the {@code IP_TOS} / {@code IPV6_TCLASS} control message; -1 when none came.
+     */
+    public int trafficClass(int i) {
+        long h = (long) i * LibC.MMSGHDR_SIZE;
+        long c = (long) i * CONTROL_BYTES;
+        long len = vec.get(JAVA_LONG, h + LibC.MSG_CONTROLLEN);
+        long off = 0;
+        while (off + LibC.CMSGHDR_SIZE <= len) {
+            long l = control.get(JAVA_LONG, c + off);
+            if (l < LibC.CMSGHDR_SIZE || off + l > len) {
+                break;
+            }
+            int level = control.get(JAVA_INT, c + off + 8);
+            int type = control.get(JAVA_INT, c + off + 12);
+            if (level == LibC.SOL_IP && type == LibC.IP_TOS) {
+                return control.get(java.lang.foreign.ValueLayout.JAVA_BYTE, c + off + LibC.CMSGHDR_SIZE) & 0xff;
+            }
+            if (level == LibC.SOL_IPV6 && type == LibC.IPV6_TCLASS) {
+                return control.get(JAVA_INT, c + off + LibC.CMSGHDR_SIZE) & 0xff;
+            }
+            off += LibC.cmsgAlign(l);
+        }
+        return -1;
+    }
+
     /** Slot {@code i}'s address: the destination for a send, the source after a receive. */
     public SockAddr address(int i) {
         return addresses[i];

@@ -575,7 +575,7 @@ public final class UdpSocket implements AutoCloseable {
     public int receiveBatch(UdpBatch batch, int count) {
         ensureOpen();
         long vec = batch.vector(0, count);
-        batch.prepareReceive(count, gro);
+        batch.prepareReceive(count, rxControl);
         int n;
         try {
             n = (int) LibC.RECVMMSG_NC.invokeExact(fd, vec, count, LibC.MSG_WAITFORONE, 0L);

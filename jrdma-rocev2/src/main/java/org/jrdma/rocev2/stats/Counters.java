@@ -15,7 +15,8 @@ import org.jrdma.verbs.ext.HardwareCounters;
  *
  * <p>After the drop reasons come the transport's own counters ({@link #RCVD_DROP_UNKNOWN_QPN} ...), then
  * QP1's ({@code gsi_*}: MADs sent, delivered, resent, timed out, answered as unsupported, and dropped by
- * reason; {@link #GSI_SENT_MADS} ...).
+ * reason; {@link #GSI_SENT_MADS} ...), then DCQCN's with mlx5's names ({@code np_ecn_marked_roce_packets},
+ * {@code np_cnp_sent}, {@code rp_cnp_handled}, {@code rp_cnp_ignored}).
  *
  * <p>Writers: {@link #increment} and {@link #add} are a plain read plus an opaque write, correct for a
  * single writing thread per counter (the I/O thread); {@link #incrementAtomic} and {@link #addAtomic}
@@ -119,8 +120,22 @@ public final class Counters implements HardwareCounters {
      * for a few round trips, before the ACK timer.
      */
     public static final int TAIL_LOSS_PROBES = GSI_DROP_NOT_OWNER + 1;
+    /**
+     * DCQCN notification point (mlx5's name): RoCE packets received for an RC/UC QP with ECN-CE in
+     * their IP header.
+     */
+    public static final int NP_ECN_MARKED_ROCE_PACKETS = TAIL_LOSS_PROBES + 1;
+    /** DCQCN notification point (mlx5's name): CNPs sent in answer to CE-marked packets. */
+    public static final int NP_CNP_SENT = NP_ECN_MARKED_ROCE_PACKETS + 1;
+    /** DCQCN reaction point (mlx5's name): CNPs received that the QP's rate limiter took. */
+    public static final int RP_CNP_HANDLED = NP_ECN_MARKED_ROCE_PACKETS + 2;
+    /**
+     * DCQCN reaction point (mlx5's name): CNPs received and ignored: DCQCN off on the device, for a
+     * QP that does not send (not RTS or SQD), or for a UD QP.
+     */
+    public static final int RP_CNP_IGNORED = NP_ECN_MARKED_ROCE_PACKETS + 3;
     /** Number of counters. */
-    public static final int COUNT = TAIL_LOSS_PROBES + 1;
+    public static final int COUNT = RP_CNP_IGNORED + 1;
 
     private static final String[] NAMES = new String[COUNT];
     private static final VarHandle AA = MethodHandles.arrayElementVarHandle(long[].class);
@@ -144,6 +159,10 @@ public final class Counters implements HardwareCounters {
             "gsi_drop_no_agent", "gsi_drop_handler_error", "gsi_drop_not_owner"};
         System.arraycopy(gsi, 0, NAMES, GSI_SENT_MADS, gsi.length);
         NAMES[TAIL_LOSS_PROBES] = "tail_loss_probes";
+        NAMES[NP_ECN_MARKED_ROCE_PACKETS] = "np_ecn_marked_roce_packets";
+        NAMES[NP_CNP_SENT] = "np_cnp_sent";
+        NAMES[RP_CNP_HANDLED] = "rp_cnp_handled";
+        NAMES[RP_CNP_IGNORED] = "rp_cnp_ignored";
     }
 
     private static final List<String> NAME_LIST;

@@ -67,6 +67,13 @@ final class DeviceAgent implements Agent {
     private final RxeRecv recv;
     private final AckCoalescer acks;
     private final TimerWheel wheel;
+    /** QPs whose requester waits for its DCQCN rate (issue 16). */
+    private final Pacer pacer = new Pacer();
+    /**
+     * While the I/O thread blocks (in poll(2) or a nap): the System.nanoTime it blocks until at the
+     * latest; 0 while it runs. A QP due earlier wakes it ({@link #wakeForPacing}).
+     */
+    private volatile long sleepingUntil;
     /** Whether polling threads receive ({@code jrdma.pollProgress=false} leaves it all to the I/O thread). */
     private final boolean pollProgress;
     /** Whether a polling thread defers its ACKs until after its next post ({@code jrdma.deferAcks}). */
@@ -158,7 +165,9 @@ final class DeviceAgent implements Agent {
                     rxLock.unlock();
                 }
             }
-            work += wheel.poll(System.nanoTime());
+            long now = System.nanoTime();
+            work += wheel.poll(now);
+            pacer.poll(now); // not counted as work: the idle strategy still blocks between paced packets
         } catch (Throwable t) {
             onLoopError(t);
         }
@@ -175,9 +184,46 @@ final class DeviceAgent implements Agent {
         return steppedBack;
     }
 
-    /** ns until the timers may next have work (agent thread), for the idle strategy's longest block. */
+    /** ns until the timers or a paced QP may next have work (agent thread), for the idle strategy's longest block. */
     long nanosToNextTimer(long now) {
-        return wheel.nanosToNextTick(now);
+        return Math.min(wheel.nanosToNextTick(now), pacer.nanosToNext(now));
+    }
+
+    /** ns until a paced QP is due, {@link Long#MAX_VALUE} when none waits (agent thread). */
+    long nanosToNextPace(long now) {
+        return pacer.nanosToNext(now);
+    }
+
+    /** The idle strategy is about to block until {@code deadline} (System.nanoTime), or 0: it runs again. */
+    void sleeping(long deadline) {
+        sleepingUntil = deadline;
+    }
+
+    /**
+     * A QP's requester waits for its rate until {@code qp.paceDeadline} (any thread, under the QP's
+     * lock): the I/O thread resumes it then, and is woken now if it blocks for longer.
+     */
+    void pace(RxeQp qp) {
+        if (pacer.add(qp)) {
+            wakeForPacing(qp.paceDeadline);
+        }
+    }
+
+    /** Wakes the I/O thread if it blocks past {@code deadline}. */
+    void wakeForPacing(long deadline) {
+        long s = sleepingUntil;
+        if (s != 0 && deadline - s < 0) {
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+            port.wakeup();
+        }
+    }
+
+    /** The pacer (for tests in this package). */
+    Pacer pacer() {
+        return pacer;
     }
 
     /**
@@ -197,7 +243,7 @@ final class DeviceAgent implements Agent {
                 acks.flush(); // what an earlier call deferred
                 int n = port.receive(rx, from);
                 if (n != 0) {
-                    recv.dispatch(rx, n, from, port.lastIpv4IdAndFlags());
+                    recv.dispatch(rx, n, from, port.lastIpv4IdAndFlags(), port.lastTrafficClass());
                 }
                 if (!deferAcks) {
                     acks.flush();
@@ -266,7 +312,8 @@ final class DeviceAgent implements Agent {
             n = port.receiveBurst(burst);
             for (int i = 0; i < n; i++) {
                 try {
-                    recv.dispatch(burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i));
+                    recv.dispatch(burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i),
+                            burst.trafficClass(i));
                 } catch (RuntimeException | StackOverflowError | AssertionError e) {
                     onLoopError(e); // this packet is lost, the rest of the burst goes on
                 }

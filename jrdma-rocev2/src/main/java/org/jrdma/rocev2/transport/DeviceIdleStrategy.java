@@ -18,11 +18,13 @@ import org.agrona.concurrent.IdleStrategy;
  *     application polling a CQ or memory, the peer process) pure spinning costs a scheduler slice
  *     per hop;</li>
  * <li>then it blocks in {@code poll(2)} on the port ({@link PacketPort#awaitReadable}) until a
- *     datagram arrives, {@link PacketPort#wakeup()}, or the end of the timer wheel's current tick
- *     (at most about 1 ms), so that timers still fire;</li>
+ *     datagram arrives, {@link PacketPort#wakeup()}, the end of the timer wheel's current tick
+ *     (at most about 1 ms), so that timers still fire, or the time a QP paced by DCQCN may send
+ *     again ({@link Pacer});</li>
  * <li>while the agent steps back for polling application threads ({@link DeviceAgent#steppedBack()})
- *     it naps {@link DeviceAgent#EXTERNAL_PROGRESS_NANOS} (ended early by
- *     {@link DeviceAgent#applicationBlocking()}), whatever the steps above say.</li>
+ *     it naps {@link DeviceAgent#EXTERNAL_PROGRESS_NANOS}, or until a paced QP is due if that is
+ *     sooner (ended early by {@link DeviceAgent#applicationBlocking()} and by a QP paced sooner),
+ *     whatever the steps above say.</li>
  * </ol>
  * Runs on the agent thread only; allocation-free; one System.nanoTime per idle round.
  */
@@ -44,7 +46,13 @@ final class DeviceIdleStrategy implements IdleStrategy {
     @Override
     public void idle(int workCount) {
         if (agent.steppedBack()) {
-            LockSupport.parkNanos(DeviceAgent.EXTERNAL_PROGRESS_NANOS);
+            long t0 = System.nanoTime();
+            long nap = Math.min(DeviceAgent.EXTERNAL_PROGRESS_NANOS, agent.nanosToNextPace(t0));
+            if (nap > 0) {
+                agent.sleeping(t0 + nap);
+                LockSupport.parkNanos(nap);
+                agent.sleeping(0);
+            }
             return;
         }
         long now = System.nanoTime();
@@ -58,7 +66,10 @@ final class DeviceIdleStrategy implements IdleStrategy {
         } else if (since < spinNanos) {
             Thread.yield();
         } else {
-            port.awaitReadable(agent.nanosToNextTimer(now));
+            long timeout = agent.nanosToNextTimer(now);
+            agent.sleeping(now + Math.max(timeout, 1));
+            port.awaitReadable(timeout);
+            agent.sleeping(0);
         }
     }
 

@@ -10,19 +10,28 @@ import org.jrdma.rocev2.wire.PacketBuffer;
  * packets, each with its own probability. For tests and loss benchmarks; deterministic for a seed
  * and a sequence of sends. Allocation-free.
  *
- * <p>Configured as {@code loss=0.01,dup=0.01,reorder=0.01,corrupt=0.01,seed=42} (any subset; rates
- * are probabilities per packet in [0, 1]).
+ * <p>Configured as {@code loss=0.01,dup=0.01,reorder=0.01,corrupt=0.01,ce=0.01,seed=42} (any subset;
+ * rates are probabilities per packet in [0, 1]). {@code ce} acts on <b>received</b> packets: it sets
+ * the ECN field of their IP traffic class to CE (3, RFC 3168), as a congested switch on the way
+ * would, so that the device's notification point answers with CNPs (DCQCN); it needs a port that
+ * sees the traffic class ({@link PacketPort#lastTrafficClass()} not -1), else it marks nothing.
  *
  * <p>Trains ({@link #sendTrain}) are taken apart: each packet of a train is lost, duplicated,
  * reordered or corrupted on its own, as if sent alone (with no fault configured a train goes to
- * the inner port as it is). Received packets pass untouched.
+ * the inner port as it is). Received packets pass untouched but for {@code ce}.
  *
  * <p>Threads: the send side is serialized on this shim (its random sequence and the held-back
- * packet); the receive side is the inner port's.
+ * packet); the receive side is the inner port's (its own random sequence for {@code ce}).
  */
 public final class FaultShim extends ForwardingPacketPort {
     private final double loss, dup, reorder, corrupt;
+    /** Probability that a received packet is marked ECN-CE. */
+    private final double ce;
     private final SplittableRandom random;
+    /** The receive side's random sequence (receiving thread only). */
+    private final SplittableRandom rxRandom;
+    private int lastTc = -1;
+    private long marked;
     private final PacketBuffer held = PacketBuffer.allocate(RxeQp.MAX_PACKET);
     /** One packet of a train, copied to offset 0 (allocated at the first train). */
     private PacketBuffer trainPacket;
@@ -33,7 +42,14 @@ public final class FaultShim extends ForwardingPacketPort {
 
     /** Wraps {@code inner} with the given per-packet probabilities. */
     public FaultShim(PacketPort inner, double loss, double dup, double reorder, double corrupt, long seed) {
+        this(inner, loss, dup, reorder, corrupt, 0, seed);
+    }
+
+    /** Wraps {@code inner} with the given per-packet probabilities; {@code ce} marks received packets CE. */
+    public FaultShim(PacketPort inner, double loss, double dup, double reorder, double corrupt, double ce, long seed) {
         super(inner);
+        this.ce = check(ce);
+        this.rxRandom = new SplittableRandom(seed ^ 0x5DEECE66DL);
         this.loss = check(loss);
         this.dup = check(dup);
         this.reorder = check(reorder);
@@ -55,7 +71,7 @@ public final class FaultShim extends ForwardingPacketPort {
      * @throws IllegalArgumentException naming a bad key or value
      */
     public static FaultShim parse(PacketPort inner, String spec) {
-        double l = 0, d = 0, r = 0, c = 0;
+        double l = 0, d = 0, r = 0, c = 0, m = 0;
         long seed = 1;
         for (String kv : spec.split(",")) {
             String e = kv.strip();
@@ -74,14 +90,52 @@ public final class FaultShim extends ForwardingPacketPort {
                     case "dup" -> d = Double.parseDouble(v);
                     case "reorder" -> r = Double.parseDouble(v);
                     case "corrupt" -> c = Double.parseDouble(v);
+                    case "ce" -> m = Double.parseDouble(v);
                     case "seed" -> seed = Long.parseLong(v);
-                    default -> throw new IllegalArgumentException("unknown fault '" + k + "' (loss, dup, reorder, corrupt, seed)");
+                    default -> throw new IllegalArgumentException("unknown fault '" + k + "' (loss, dup, reorder, corrupt, ce, seed)");
                 }
             } catch (NumberFormatException ex) {
                 throw new IllegalArgumentException("bad value '" + v + "' for fault '" + k + "'");
             }
         }
-        return new FaultShim(inner, l, d, r, c, seed);
+        return new FaultShim(inner, l, d, r, c, m, seed);
+    }
+
+    @Override
+    public int receiveBurst(PacketBurst burst) {
+        int n = inner.receiveBurst(burst);
+        if (ce > 0) {
+            for (int i = 0; i < n; i++) {
+                int tc = burst.trafficClass(i);
+                if (tc >= 0 && burst.length(i) > 0 && rxRandom.nextDouble() < ce) {
+                    burst.trafficClass(i, tc | 3);
+                    marked++;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int receive(PacketBuffer buf, SockAddr from) {
+        int n = inner.receive(buf, from);
+        int tc = inner.lastTrafficClass();
+        if (ce > 0 && n > 0 && tc >= 0 && rxRandom.nextDouble() < ce) {
+            tc |= 3;
+            marked++;
+        }
+        lastTc = tc;
+        return n;
+    }
+
+    @Override
+    public int lastTrafficClass() {
+        return lastTc;
+    }
+
+    /** Received packets marked CE so far (receiving thread's count). */
+    public long markedCe() {
+        return marked;
     }
 
     @Override
@@ -188,7 +242,8 @@ public final class FaultShim extends ForwardingPacketPort {
 
     @Override
     public synchronized String toString() {
-        return "FaultShim[loss=" + loss + ", dup=" + dup + ", reorder=" + reorder + ", corrupt=" + corrupt + "; dropped="
+        return "FaultShim[loss=" + loss + ", dup=" + dup + ", reorder=" + reorder + ", corrupt=" + corrupt + ", ce=" + ce
+                + "; dropped="
                 + dropped + ", duplicated=" + duplicated + ", reordered=" + reordered + ", corrupted=" + corrupted + "]";
     }
 }

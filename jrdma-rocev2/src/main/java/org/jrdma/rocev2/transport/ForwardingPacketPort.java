@@ -63,6 +63,11 @@ abstract class ForwardingPacketPort implements PacketPort {
     }
 
     @Override
+    public int lastTrafficClass() {
+        return inner.lastTrafficClass();
+    }
+
+    @Override
     public void awaitReadable(long timeoutNanos) {
         inner.awaitReadable(timeoutNanos);
     }

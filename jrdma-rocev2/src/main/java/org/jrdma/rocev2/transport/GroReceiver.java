@@ -34,6 +34,7 @@ final class GroReceiver {
     private final int[] length = new int[SLOTS];
     private final int[] segment = new int[SLOTS];
     private final long[] idFlags = new long[SLOTS];
+    private final int[] tos = new int[SLOTS];
     private final SockAddr[] from = new SockAddr[SLOTS];
     /** Buffers filled by the last receive. */
     private int filled;
@@ -111,6 +112,7 @@ final class GroReceiver {
         for (int i = 0; i < n; i++) {
             int len = batch.truncated(i) ? -1 : batch.length(i);
             set(i, 0, len, len > 0 ? batch.segmentSize(i) : len, -1, batch.address(i));
+            tos[i] = batch.trafficClass(i);
         }
         filled(n);
         return n;
@@ -137,7 +139,13 @@ final class GroReceiver {
         length[i] = len;
         segment[i] = segmentSize;
         idFlags[i] = ipv4IdAndFlags;
+        tos[i] = -1;
         from[i].copyFrom(src);
+    }
+
+    /** For a port that receives into {@link #batch()} itself: buffer {@code i}'s IP traffic class (after {@link #set}). */
+    void trafficClass(int i, int trafficClass) {
+        tos[i] = trafficClass;
     }
 
     /** For a port that receives into {@link #batch()} itself: buffers {@code [0, n)} are {@link #set}; cut them next. */
@@ -153,9 +161,16 @@ final class GroReceiver {
      * {@code from}; the first stays in {@code buf}. Only when nothing is pending.
      */
     void keepRest(PacketBuffer buf, int received, int segmentSize, SockAddr from, long ipv4IdAndFlags) {
+        keepRest(buf, received, segmentSize, from, ipv4IdAndFlags, -1);
+    }
+
+    /** {@link #keepRest(PacketBuffer, int, int, SockAddr, long)} with the IP traffic class of the datagram. */
+    void keepRest(PacketBuffer buf, int received, int segmentSize, SockAddr from, long ipv4IdAndFlags,
+                  int trafficClass) {
         int rest = received - segmentSize;
         MemorySegment.copy(buf.seg, segmentSize, buffers[0].seg, 0, rest);
         set(0, 0, rest, segmentSize, ipv4IdAndFlags, from);
+        tos[0] = trafficClass;
         filled(1);
     }
 
@@ -174,8 +189,9 @@ final class GroReceiver {
             }
             burst.from(i).copyFrom(from[slot]);
             long idf = idFlags[slot];
+            int tc = tos[slot];
             int len = take(burst.buffer(i), burst.slotBytes());
-            burst.set(i, len, len >= 0 ? idf : -1);
+            burst.set(i, len, len >= 0 ? idf : -1, tc);
             i++;
         }
         return i - first;
@@ -196,10 +212,17 @@ final class GroReceiver {
         }
         from.copyFrom(this.from[slot]);
         lastIdFlags = idFlags[slot];
+        lastTos = tos[slot];
         return take(buf, buf.capacity());
     }
 
     private long lastIdFlags = -1;
+    private int lastTos = -1;
+
+    /** The IP traffic class of the datagram {@link #next} returned last (-1 when unknown). */
+    int lastTrafficClass() {
+        return lastTos;
+    }
 
     /** The IPv4 Identification and flags of the datagram {@link #next} returned last (-1 when unknown). */
     long lastIpv4IdAndFlags() {

@@ -14,6 +14,7 @@ public final class PacketBurst {
     private final SockAddr[] from;
     private final int[] lengths;
     private final long[] idFlags;
+    private final int[] tos;
 
     /**
      * A burst of {@code slots} datagrams of up to {@code slotBytes} bytes each (a longer datagram
@@ -30,10 +31,12 @@ public final class PacketBurst {
         from = new SockAddr[slots];
         lengths = new int[slots];
         idFlags = new long[slots];
+        tos = new int[slots];
         for (int i = 0; i < slots; i++) {
             buffers[i] = PacketBuffer.allocate(slotBytes);
             from[i] = new SockAddr();
             idFlags[i] = -1;
+            tos[i] = -1;
         }
     }
 
@@ -67,9 +70,28 @@ public final class PacketBurst {
         return idFlags[i];
     }
 
-    /** For ports: records slot {@code i}'s length and IPv4 Identification and flags (-1 when unknown). */
+    /**
+     * Slot {@code i}'s IPv4 TOS / IPv6 Traffic Class byte (0–255; its low 2 bits are the ECN field,
+     * 3 = CE, RFC 3168), or -1 when the port did not see it.
+     */
+    public int trafficClass(int i) {
+        return tos[i];
+    }
+
+    /** For ports: records slot {@code i}'s length and IPv4 Identification and flags (-1 when unknown); traffic class unknown. */
     public void set(int i, int length, long ipv4IdAndFlags) {
+        set(i, length, ipv4IdAndFlags, -1);
+    }
+
+    /** For ports: records slot {@code i}'s length, IPv4 Identification and flags and traffic class (-1 when unknown). */
+    public void set(int i, int length, long ipv4IdAndFlags, int trafficClass) {
         lengths[i] = length;
         idFlags[i] = ipv4IdAndFlags;
+        tos[i] = trafficClass;
+    }
+
+    /** For a shim: changes slot {@code i}'s traffic class (e.g. marks it CE). */
+    public void trafficClass(int i, int trafficClass) {
+        tos[i] = trafficClass;
     }
 }

@@ -30,6 +30,8 @@ public final class PacketInfo {
     int payloadLength;
     /** The source IP address and UDP port (owned by the dispatcher; do not keep). */
     SockAddr from;
+    /** The IP header's ECN field was CE (congestion experienced, RFC 3168): for the notification point. */
+    boolean ce;
 
     void set(MemorySegment seg, int length, int opcode, int psn, int destQpn, boolean se, boolean ackReq,
              int payloadOffset, int payloadLength, SockAddr from) {
@@ -43,6 +45,7 @@ public final class PacketInfo {
         this.payloadOffset = payloadOffset;
         this.payloadLength = payloadLength;
         this.from = from;
+        this.ce = false;
     }
 
     @Override

@@ -105,6 +105,14 @@ public interface PacketPort extends AutoCloseable {
      */
     long lastIpv4IdAndFlags();
 
+    /**
+     * The IPv4 TOS / IPv6 Traffic Class byte of the datagram last {@link #receive received}
+     * (0–255; ECN in the low 2 bits, 3 = CE), or -1 when this port does not see it (the default).
+     */
+    default int lastTrafficClass() {
+        return -1;
+    }
+
     /** Blocks until a datagram may be waiting, {@link #wakeup()} is called, or the time passes. */
     void awaitReadable(long timeoutNanos);
 

@@ -36,6 +36,8 @@ public final class PcapTap extends ForwardingPacketPort {
     private final int ipv4;
     private final long ipv6Hi, ipv6Lo;
     private final long epochOffsetNanos;
+    /** The IPv4 TOS / IPv6 Traffic Class the device's packets leave with (recorded for sent frames). */
+    private volatile int sentTrafficClass;
 
     /** Taps {@code inner}, a port of a device with the given address; no capture runs yet. */
     public PcapTap(PacketPort inner, boolean ipv6, int ipv4, long ipv6Hi, long ipv6Lo) {
@@ -84,6 +86,15 @@ public final class PcapTap extends ForwardingPacketPort {
         }
     }
 
+    /**
+     * The IPv4 TOS / IPv6 Traffic Class byte the port writes into sent packets (0–255; default 0),
+     * so that the frames of sent packets show it (received frames show what arrived, where the port
+     * saw it).
+     */
+    public void sentTrafficClass(int tc) {
+        this.sentTrafficClass = tc & 0xff;
+    }
+
     /** Whether a capture runs. */
     public boolean capturing() {
         return writer != null;
@@ -102,9 +113,11 @@ public final class PcapTap extends ForwardingPacketPort {
                 try {
                     long ts = epochOffsetNanos + System.nanoTime();
                     if (ipv6) {
-                        w.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(), buf, 0, len);
+                        w.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), sentTrafficClass, 0, 64, sport, dst.port(),
+                                buf, 0, len);
                     } else {
-                        w.writeIpv4(ts, ipv4, dst.ipv4(), ipv4Id, 0x4000, 0, 64, sport, dst.port(), buf, 0, len);
+                        w.writeIpv4(ts, ipv4, dst.ipv4(), ipv4Id, 0x4000, sentTrafficClass, 64, sport, dst.port(), buf, 0,
+                                len);
                     }
                 } catch (IOException | RuntimeException e) {
                     fail(w, e);
@@ -131,11 +144,12 @@ public final class PcapTap extends ForwardingPacketPort {
                         int off = i * segmentSize;
                         int len = i == count - 1 ? lastLength : segmentSize;
                         if (ipv6) {
-                            w.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), 0, 0, 64, sport, dst.port(),
-                                    buf, off, len);
+                            w.writeIpv6(ts, ipv6Hi, ipv6Lo, dst.ipv6Hi(), dst.ipv6Lo(), sentTrafficClass, 0, 64, sport,
+                                    dst.port(), buf, off, len);
                         } else {
                             int id = firstIpv4Id == 0 ? 0 : (firstIpv4Id + i) & 0xFFFF;
-                            w.writeIpv4(ts, ipv4, dst.ipv4(), id, 0x4000, 0, 64, sport, dst.port(), buf, off, len);
+                            w.writeIpv4(ts, ipv4, dst.ipv4(), id, 0x4000, sentTrafficClass, 64, sport, dst.port(), buf,
+                                    off, len);
                         }
                     }
                 } catch (IOException | RuntimeException e) {
@@ -153,7 +167,7 @@ public final class PcapTap extends ForwardingPacketPort {
         if (n > 0 && w != null) {
             synchronized (w) {
                 if (w == writer) {
-                    capture(w, buf, n, from, inner.lastIpv4IdAndFlags());
+                    capture(w, buf, n, from, inner.lastIpv4IdAndFlags(), inner.lastTrafficClass());
                 }
             }
         }
@@ -168,7 +182,8 @@ public final class PcapTap extends ForwardingPacketPort {
             synchronized (w) {
                 for (int i = 0; i < n && w == writer; i++) {
                     if (burst.length(i) > 0) {
-                        capture(w, burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i));
+                        capture(w, burst.buffer(i), burst.length(i), burst.from(i), burst.ipv4IdAndFlags(i),
+                                burst.trafficClass(i));
                     }
                 }
             }
@@ -177,15 +192,16 @@ public final class PcapTap extends ForwardingPacketPort {
     }
 
     /** Writes one received packet; under the writer's lock. */
-    private void capture(PcapWriter w, PacketBuffer buf, int n, SockAddr from, long idFlags) {
+    private void capture(PcapWriter w, PacketBuffer buf, int n, SockAddr from, long idFlags, int tc) {
+        int tclass = Math.max(tc, 0);
         try {
             long ts = epochOffsetNanos + System.nanoTime();
             if (ipv6) {
-                w.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, 0, 0, 64, from.port(),
+                w.writeIpv6(ts, from.ipv6Hi(), from.ipv6Lo(), ipv6Hi, ipv6Lo, tclass, 0, 64, from.port(),
                         RoceV2.UDP_PORT, buf, 0, n);
             } else {
                 w.writeIpv4(ts, from.ipv4(), ipv4, idFlags >= 0 ? (int) (idFlags >>> 16) : 0,
-                        idFlags >= 0 ? (int) (idFlags & 0xFFFF) : 0x4000, 0, 64, from.port(), RoceV2.UDP_PORT,
+                        idFlags >= 0 ? (int) (idFlags & 0xFFFF) : 0x4000, tclass, 64, from.port(), RoceV2.UDP_PORT,
                         buf, 0, n);
             }
         } catch (IOException | RuntimeException e) {

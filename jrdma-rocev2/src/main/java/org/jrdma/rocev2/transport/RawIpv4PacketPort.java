@@ -44,6 +44,11 @@ public final class RawIpv4PacketPort implements SharedPort {
     private final int localAddress;
     private final int udpPort;
     private final AtomicInteger ipId;
+    /** The TOS byte of every IP header this port writes (DSCP | ECN; 0x02 = ECT(0)). */
+    private final int tos;
+    /** TOS of the datagram {@link #parse} read last, and of the one {@link #receive} returned last (-1: none). */
+    private int parsedTos = -1;
+    private int lastTos = -1;
     private final ThreadLocal<PacketBuffer> txScratch = ThreadLocal.withInitial(() -> PacketBuffer.allocate(65536));
     private final PacketBuffer rxScratch = PacketBuffer.allocate(65536 + HEADERS);
     /** Per sending thread: headers + packets of a train, and their descriptors (created at its first train). */
@@ -71,7 +76,8 @@ public final class RawIpv4PacketPort implements SharedPort {
     private long lastIdFlags = -1;
 
     private RawIpv4PacketPort(RawIpv4Socket sender, RawIpv4Socket receiver, UdpSocket placeholder, int localAddress,
-                              int udpPort) {
+                              int udpPort, int tos) {
+        this.tos = tos;
         this.sender = sender;
         this.receiver = receiver;
         this.placeholder = placeholder;
@@ -87,6 +93,21 @@ public final class RawIpv4PacketPort implements SharedPort {
      *                                           or when the address cannot be bound
      */
     public static RawIpv4PacketPort open(Inet4Address address, int udpPort) {
+        return open(address, udpPort, 0);
+    }
+
+    /**
+     * Opens the raw sockets and binds the placeholder UDP socket on {@code address}:{@code udpPort};
+     * every IP header sent carries {@code tos} (0–255: DSCP in the upper 6 bits, ECN in the lower 2,
+     * e.g. 0x02 = ECT(0), RFC 3168). Received datagrams' TOS is always seen (the header is there).
+     *
+     * @throws org.jrdma.rocev2.net.NetException without CAP_NET_RAW ({@link RawIpv4Socket#NOT_PERMITTED_MESSAGE})
+     *                                           or when the address cannot be bound
+     */
+    public static RawIpv4PacketPort open(Inet4Address address, int udpPort, int tos) {
+        if (tos < 0 || tos > 255) {
+            throw new IllegalArgumentException("TOS " + tos + " is not in 0..255");
+        }
         UdpSocket placeholder = UdpSocket.open(address, udpPort, UdpSocket.Options.defaults().nonBlocking(true)
                 .reusePort(true));
         RawIpv4Socket tx = null;
@@ -94,7 +115,8 @@ public final class RawIpv4PacketPort implements SharedPort {
             placeholder.discardAll();
             tx = RawIpv4Socket.openSender();
             RawIpv4Socket rx = RawIpv4Socket.open(address, udpPort);
-            return new RawIpv4PacketPort(tx, rx, placeholder, ByteBuffer.wrap(address.getAddress()).getInt(), udpPort);
+            return new RawIpv4PacketPort(tx, rx, placeholder, ByteBuffer.wrap(address.getAddress()).getInt(), udpPort,
+                    tos);
         } catch (RuntimeException e) {
             if (tx != null) {
                 tx.close();
@@ -154,7 +176,7 @@ public final class RawIpv4PacketPort implements SharedPort {
     public boolean send(PacketBuffer buf, int len, SockAddr dst, int srcPort, int ipv4Id) {
         PacketBuffer out = txScratch.get();
         MemorySegment s = out.seg;
-        Ipv4Header.write(s, 0, 0, HEADERS + len, ipv4Id, true, TTL, Ipv4Header.PROTOCOL_UDP, localAddress, dst.ipv4());
+        Ipv4Header.write(s, 0, tos, HEADERS + len, ipv4Id, true, TTL, Ipv4Header.PROTOCOL_UDP, localAddress, dst.ipv4());
         UdpHeader.write(s, Ipv4Header.LENGTH, srcPort, dst.port(), UdpHeader.LENGTH + len, 0);
         MemorySegment.copy(buf.seg, 0, s, HEADERS, len);
         long deadline = 0;
@@ -190,7 +212,7 @@ public final class RawIpv4PacketPort implements SharedPort {
         for (int i = 0; i < count; i++) {
             int len = i == count - 1 ? lastLength : segmentSize;
             long at = (long) i * t.slotBytes;
-            Ipv4Header.write(s, at, 0, HEADERS + len, (firstIpv4Id + i) & 0xFFFF, true, TTL, Ipv4Header.PROTOCOL_UDP,
+            Ipv4Header.write(s, at, tos, HEADERS + len, (firstIpv4Id + i) & 0xFFFF, true, TTL, Ipv4Header.PROTOCOL_UDP,
                     localAddress, dst.ipv4());
             UdpHeader.write(s, at + Ipv4Header.LENGTH, srcPort, dst.port(), UdpHeader.LENGTH + len, 0);
             MemorySegment.copy(buf.seg, (long) i * segmentSize, s, at + HEADERS, len);
@@ -225,6 +247,7 @@ public final class RawIpv4PacketPort implements SharedPort {
             int n = t.next(buf, from);
             if (n != 0) {
                 lastIdFlags = t.lastIpv4IdAndFlags();
+                lastTos = t.lastTrafficClass();
                 return n;
             }
         }
@@ -239,9 +262,10 @@ public final class RawIpv4PacketPort implements SharedPort {
             }
             if (payload >= 0) {
                 lastIdFlags = parsedIdFlags;
+                lastTos = parsedTos;
                 int seg = fromThisHost(from.ipv4()) ? GroReceiver.trainSegmentSize(buf.seg, 0, payload) : payload;
                 if (seg < payload) { // a GSO train on loopback: the first packet now, the others next
-                    t.keepRest(buf, payload, seg, from, parsedIdFlags);
+                    t.keepRest(buf, payload, seg, from, parsedIdFlags, parsedTos);
                     return seg;
                 }
             }
@@ -289,6 +313,7 @@ public final class RawIpv4PacketPort implements SharedPort {
                     int seg = payload <= 0 || !fromThisHost(rawFrom.ipv4()) ? payload
                             : GroReceiver.trainSegmentSize(s, at, payload);
                     t.set(i, at, payload < 0 ? -1 : payload, seg, idFlags(s), rawFrom);
+                    t.trafficClass(i, Ipv4Header.tos(s, 0));
                 }
             }
             t.filled(n);
@@ -333,6 +358,7 @@ public final class RawIpv4PacketPort implements SharedPort {
         }
         MemorySegment.copy(s, ihl + UdpHeader.LENGTH, buf.seg, 0, payload);
         from.setIpv4(Ipv4Header.source(s, 0), UdpHeader.sourcePort(s, ihl));
+        parsedTos = Ipv4Header.tos(s, 0);
         parsedIdFlags = ((long) Ipv4Header.identification(s, 0) << 16)
                 | (Short.toUnsignedInt(s.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(
                         java.nio.ByteOrder.BIG_ENDIAN), 6)));
@@ -342,6 +368,11 @@ public final class RawIpv4PacketPort implements SharedPort {
     @Override
     public long lastIpv4IdAndFlags() {
         return lastIdFlags;
+    }
+
+    @Override
+    public int lastTrafficClass() {
+        return lastTos;
     }
 
     @Override

@@ -67,7 +67,12 @@ final class Requester {
         /** The window of unacknowledged PSNs is full (rxe: {@code wait_psn}). */
         WAIT_PSN,
         /** A WQE failed its local checks; the completer reports it in order. */
-        WAIT_LOCAL_ERROR
+        WAIT_LOCAL_ERROR,
+        /**
+         * Issue 16: the QP's DCQCN rate does not let the next packet go yet; the device's pacer runs
+         * the requester again when it may ({@link RxeQp#mayTransmit}).
+         */
+        WAIT_RATE
     }
 
     private final RxeQp qp;
@@ -247,7 +252,7 @@ final class Requester {
 
     private static boolean isResting(State s) {
         return switch (s) {
-            case IDLE, WAIT_FENCE, WAIT_RD_ATOMIC, WAIT_PSN, WAIT_LOCAL_ERROR -> true;
+            case IDLE, WAIT_FENCE, WAIT_RD_ATOMIC, WAIT_PSN, WAIT_LOCAL_ERROR, WAIT_RATE -> true;
             default -> false;
         };
     }
@@ -274,7 +279,7 @@ final class Requester {
                 }
                 yield State.NEXT_WQE;
             }
-            case IDLE, WAIT_FENCE, WAIT_RD_ATOMIC, WAIT_PSN, WAIT_LOCAL_ERROR -> s;
+            case IDLE, WAIT_FENCE, WAIT_RD_ATOMIC, WAIT_PSN, WAIT_LOCAL_ERROR, WAIT_RATE -> s;
         };
     }
 
@@ -362,6 +367,9 @@ final class Requester {
         }
         if (qp.type() == QpType.UD) {
             return State.SEND_DATAGRAM;
+        }
+        if (!qp.mayTransmit()) {
+            return State.WAIT_RATE; // DCQCN: the pacer resumes the requester when the rate allows
         }
         return w.opcode.isReadOrAtomic() ? State.SEND_READ_OR_ATOMIC : State.SEND_PACKET;
     }
@@ -487,6 +495,7 @@ final class Requester {
         qp.gatherPayload(w, w.sentBytes, seg, at + hdr, payload);
         zeroPad(seg, at + hdr + payload, pad);
         train.commit(length);
+        qp.packetSent(length);
         w.sentBytes += payload;
         advance(1);
         return w.sentBytes >= w.length ? State.WQE_SENT : State.CHECK_WINDOW;
@@ -559,6 +568,7 @@ final class Requester {
                     .swapData(cas ? w.swap : w.compareAdd).compareData(cas ? w.compareAdd : 0);
         }
         train.commit(length);
+        qp.packetSent(length);
         // a READ occupies one PSN per response packet still expected
         int span = w.opcode == WrOpcode.RDMA_READ ? Psn.diff(w.lastPsn, psn) + 1 : 1;
         advance(span);
@@ -579,6 +589,7 @@ final class Requester {
             seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + Opcode.headerLength(op), w.atomicWriteValue); // host order, as rxe's memcpy
         }
         train.commit(len + Icrc.LENGTH);
+        qp.packetSent(len + Icrc.LENGTH);
         advance(1);
     }
 

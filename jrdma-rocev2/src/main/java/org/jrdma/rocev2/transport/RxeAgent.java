@@ -48,10 +48,21 @@ public final class RxeAgent {
     /** Each live QP's timer (put at creation, removed at destruction; read by {@link #timerChanged}). */
     private final ConcurrentHashMap<RxeQp, TimerWheel.Timer> timers = new ConcurrentHashMap<>();
     private boolean started;
+    // issue 16: DCQCN
+    private final boolean ecn;
+    private final long cnpIntervalNanos;
+    private final org.jrdma.congestion.DcqcnParameters dcqcn;
+    private final long lineRateBps;
+    /** The CNP a notification point sends (receiving thread only, under the receive lock). */
+    private final PacketBuffer cnp = PacketBuffer.allocate(64);
 
     public RxeAgent(String name, InetAddress address, PacketPort port, SoftResources resources, Counters counters,
                     Mtu maxMtu, Mtu activeMtu, DeviceOptions options) {
         this.retryCnt7Unlimited = options.retryCnt7Unlimited();
+        this.ecn = options.ecn();
+        this.cnpIntervalNanos = options.cnpIntervalNanos();
+        this.dcqcn = options.dcqcnEnabled() ? org.jrdma.congestion.DcqcnParameters.named(options.dcqcn()) : null;
+        this.lineRateBps = options.lineRateBps();
         this.coalesceNanos = DeviceOptions.coalesceNanos(name, System.getProperties());
         this.activeMtu = activeMtu;
         this.port = port;
@@ -128,6 +139,36 @@ public final class RxeAgent {
         if (t != null) {
             wheel.set(t, qp.nextDeadline());
         }
+    }
+
+    /** Whether ECN runs: packets leave ECT(0), CE-marked ones are answered with CNPs ({@code jrdma.ecn}). */
+    boolean ecn() {
+        return ecn;
+    }
+
+    /** The notification point's least time between two CNPs of a QP, ns ({@code jrdma.cnpMicros}). */
+    long cnpIntervalNanos() {
+        return cnpIntervalNanos;
+    }
+
+    /** The reaction point's parameter set ({@code jrdma.dcqcn}), or null when DCQCN is off. */
+    org.jrdma.congestion.DcqcnParameters dcqcn() {
+        return dcqcn;
+    }
+
+    /** The reaction point's line rate, bit/s ({@code jrdma.lineGbps}). */
+    long lineRateBps() {
+        return lineRateBps;
+    }
+
+    /** The buffer a notification point writes its CNP into (receiving thread, under the receive lock). */
+    PacketBuffer cnpBuffer() {
+        return cnp;
+    }
+
+    /** A QP's requester waits for its DCQCN rate until {@code qp.paceDeadline} ({@link Pacer}); under its lock. */
+    void pace(RxeQp qp) {
+        agent.pace(qp);
     }
 
     /** The port's active MTU: the payload of a UD message at most. */

@@ -88,6 +88,42 @@ public final class RxeQp implements QpTransport {
     /** The head receive WQE's memory was freed during a copy. */
     private boolean freedRecv;
 
+    // ------------------------------------------------------------------ issue 16: DCQCN
+    /** How far ahead of its rate a paced QP may send (a short train), ns. */
+    static final long PACE_BURST_NANOS = 25_000;
+    /**
+     * The longest a paced requester waits before the rate is looked at again, ns: the rate recovers
+     * on its timers meanwhile, and a wait computed at a cut rate must not outlast the cut.
+     */
+    static final long PACE_MAX_WAIT_NANOS = 500_000;
+    /** The notification point (CE-marked packets in, CNPs out), null for UD or with ECN off; receiving thread. */
+    private final org.jrdma.congestion.DcqcnNotificationPoint np;
+    /** The reaction point (CNPs in, rate out), null for UD or with DCQCN off; under the lock. */
+    private final org.jrdma.congestion.DcqcnReactionPoint rp;
+    /** The reaction point's line rate, bit/s. */
+    private final double lineRateBps;
+    /** A CNP was taken: the byte counter and the rate must be kept (one branch per packet before that). */
+    boolean ccActive;
+    /** The rate is below line rate: packets leave no faster than it (under the lock). */
+    private boolean paced;
+    /**
+     * The paced requester's credit, bytes (a token bucket filled at the current rate, at most
+     * {@link #PACE_BURST_NANOS} of it; a packet may go while it is not negative), and when it was
+     * last filled (System.nanoTime ns). Under the lock.
+     */
+    private double creditBytes;
+    private long creditAt;
+    /** The last time handed to the reaction point (its clock must not go backwards). */
+    private long ccLastNanos = Long.MIN_VALUE;
+    /** The current rate for readers on other threads ({@code jrdma stat}), bit/s. */
+    private volatile double publishedRateBps;
+    /** When the pacer is to run the requester again (System.nanoTime ns), read by the I/O thread. */
+    volatile long paceDeadline;
+    /** 1 while on the device's {@link Pacer} (CAS by the pacer). */
+    volatile int paceQueued;
+    /** The next QP on the pacer's stack of added QPs. */
+    RxeQp paceNext;
+
     /** Creates the transport and its core QP (in RESET). */
     public RxeQp(SoftPd pd, QpInitAttr attr, int qpn, RxeAgent agent) {
         this.agent = agent;
@@ -101,6 +137,13 @@ public final class RxeQp implements QpTransport {
         this.requester = new Requester(this);
         this.responder = new Responder(this);
         this.completer = new Completer(this);
+        boolean connected = type != QpType.UD;
+        this.np = connected && agent.ecn() ? new org.jrdma.congestion.DcqcnNotificationPoint(agent.cnpIntervalNanos())
+                : null;
+        this.rp = connected && agent.dcqcn() != null
+                ? new org.jrdma.congestion.DcqcnReactionPoint(agent.dcqcn(), agent.lineRateBps()) : null;
+        this.lineRateBps = agent.lineRateBps();
+        this.publishedRateBps = lineRateBps;
     }
 
     /** The core QP (what the application holds as its {@code QueuePair}). */
@@ -293,6 +336,10 @@ public final class RxeQp implements QpTransport {
     private void dispatch(PacketInfo p) {
         QpState s = core.state();
         int op = p.opcode;
+        if (op == Opcode.CNP) {
+            onCnp(p, s);
+            return;
+        }
         if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
             agent.counters().increment(Counters.RCVD_DROP_QP_STATE);
             return;
@@ -309,6 +356,9 @@ public final class RxeQp implements QpTransport {
             agent.counters().increment(Counters.RCVD_DROP_WRONG_PEER);
             return;
         }
+        if (p.ce && np != null) {
+            congestionExperienced();
+        }
         boolean isResponse = Opcode.isResponse(op);
         if (s == QpState.RTR && !isResponse && !commEstRaised) {
             commEstRaised = true; // IBTA Vol 1 §11.6.3.1: the first packet on a QP in RTR
@@ -324,6 +374,150 @@ public final class RxeQp implements QpTransport {
         } else {
             responder.onRequest(p);
         }
+    }
+
+    // ------------------------------------------------------------------ issue 16: DCQCN (under the lock)
+
+    /**
+     * The notification point: a packet from the peer arrived marked CE; unless this QP sent a CNP
+     * within the interval, a CNP goes to the peer's QP now (receiving thread, under the receive lock).
+     */
+    private void congestionExperienced() {
+        if (np.onCongestionExperienced(System.nanoTime())) {
+            PacketBuffer b = agent.cnpBuffer();
+            org.jrdma.rocev2.wire.Cnp.write(b.seg, 0, attrs.destQpn(), DEFAULT_PKEY);
+            transmit(b, org.jrdma.rocev2.wire.Cnp.LENGTH);
+            agent.counters().increment(Counters.NP_CNP_SENT);
+        }
+    }
+
+    /**
+     * The reaction point: a CNP for this QP arrived. Taken when DCQCN runs on the device, the QP is
+     * connected, sends (RTS, SQD) and the CNP comes from its peer; else ignored ({@code rp_cnp_ignored}).
+     */
+    private void onCnp(PacketInfo p, QpState s) {
+        if (rp == null || (s != QpState.RTS && s != QpState.SQD) || !fromPeer(p.from)) {
+            agent.counters().increment(Counters.RP_CNP_IGNORED);
+            return;
+        }
+        long now = ccNow();
+        rp.onCnp(now);
+        agent.counters().increment(Counters.RP_CNP_HANDLED);
+        ccActive = true;
+        rateChanged(rp.currentRateBps(), now);
+    }
+
+    /** System.nanoTime, never before the last time given to the reaction point. */
+    private long ccNow() {
+        long t = System.nanoTime();
+        if (t - ccLastNanos < 0 && ccLastNanos != Long.MIN_VALUE) {
+            t = ccLastNanos;
+        }
+        ccLastNanos = t;
+        return t;
+    }
+
+    private void rateChanged(double rate, long now) {
+        publishedRateBps = rate;
+        boolean below = rate < lineRateBps;
+        if (below && !paced) {
+            creditBytes = 0;
+            creditAt = now;
+        }
+        paced = below;
+    }
+
+    /** Fills the credit at {@code rate} for the time since it was last filled, up to the burst. */
+    private void accrue(double rate, long now) {
+        creditBytes = Math.min(creditBytes + (now - creditAt) * rate / 8e9, rate * PACE_BURST_NANOS / 8e9);
+        creditAt = now;
+    }
+
+    /**
+     * Whether the requester may send the next packet now (before each packet). One branch while the
+     * QP runs at line rate; when paced, the rate's timers run and the packet may go if it is due
+     * by its credit (a token bucket at the rate, {@link #PACE_BURST_NANOS} deep); if not, the device's
+     * pacer runs the requester again when it is, or after {@link #PACE_MAX_WAIT_NANOS} at most, when
+     * the rate (which recovers on its timers) is looked at again ({@link Pacer}).
+     */
+    boolean mayTransmit() {
+        if (!paced) {
+            return true;
+        }
+        long now = ccNow();
+        double rate = rp.rateBps(now);
+        rateChanged(rate, now);
+        if (!paced) {
+            return true;
+        }
+        accrue(rate, now);
+        if (creditBytes >= 0) {
+            return true;
+        }
+        long wait = (long) (-creditBytes * 8e9 / rate);
+        paceDeadline = now + Math.max(1_000, Math.min(wait, PACE_MAX_WAIT_NANOS));
+        agent.pace(this);
+        return false;
+    }
+
+    /** The requester laid a packet of {@code bytes} (UDP payload) in its train: the byte counter and the rate's clock. */
+    void packetSent(int bytes) {
+        if (!ccActive) {
+            return;
+        }
+        long now = ccNow();
+        rp.onSent(now, bytes);
+        double rate = rp.currentRateBps();
+        rateChanged(rate, now);
+        if (paced) {
+            accrue(rate, now);
+            creditBytes -= bytes + 48; // the packet with its IP and UDP headers
+        }
+    }
+
+    /** The pacer's call (I/O thread, no lock held): the requester's next packet is due. */
+    void resumePaced() {
+        synchronized (lock) {
+            try {
+                requester.run();
+            } catch (MemoryFreed e) {
+                memoryFreed();
+            }
+        }
+        core.raiseCqErrors();
+    }
+
+    /** The current DCQCN rate in bit/s (line rate before any CNP or with DCQCN off); any thread. */
+    public double dcqcnRateBps() {
+        return publishedRateBps;
+    }
+
+    /** The reaction point (RC/UC with DCQCN on), or null; read it under the QP's lock or in tests. */
+    org.jrdma.congestion.DcqcnReactionPoint reactionPoint() {
+        return rp;
+    }
+
+    /**
+     * The reaction point's state now (its timers run up to now), or null without one; control path
+     * (takes the QP's lock, allocates).
+     */
+    public org.jrdma.verbs.ext.CongestionControl.QpRate dcqcnState() {
+        if (rp == null) {
+            return null;
+        }
+        synchronized (lock) {
+            if (ccActive) {
+                long now = ccNow();
+                rateChanged(rp.rateBps(now), now);
+            }
+            return new org.jrdma.verbs.ext.CongestionControl.QpRate(qpn, rp.parameters().name(), rp.currentRateBps(),
+                    rp.targetRateBps(), rp.alpha(), rp.cnpHandled(), lineRateBps);
+        }
+    }
+
+    /** Whether this QP has a reaction point (RC/UC with DCQCN on). */
+    public boolean hasReactionPoint() {
+        return rp != null;
     }
 
     private static int transportOf(QpType t) {

@@ -78,6 +78,16 @@ final class RxeRecv {
      * @param ipv4IdAndFlags {@code (id << 16) | flags} of its IPv4 header, or -1 when the port cannot see it
      */
     void dispatch(PacketBuffer rx, int n, SockAddr from, long ipv4IdAndFlags) {
+        dispatch(rx, n, from, ipv4IdAndFlags, -1);
+    }
+
+    /**
+     * {@link #dispatch(PacketBuffer, int, SockAddr, long)} of a datagram whose IP traffic class the
+     * port saw: {@code trafficClass} 0–255, or -1 when unknown. ECN-CE (its low 2 bits 3, RFC 3168)
+     * is counted ({@code np_ecn_marked_roce_packets}) and handed to the QP with the packet, whose
+     * notification point may answer with a CNP (DCQCN).
+     */
+    void dispatch(PacketBuffer rx, int n, SockAddr from, long ipv4IdAndFlags, int trafficClass) {
         if (n < 0) {
             counters.drop(DropReason.BAD_LENGTH);
             return;
@@ -101,6 +111,12 @@ final class RxeRecv {
             return;
         }
         counters.increment(Counters.RCVD_PKTS);
+        boolean ce = (trafficClass & 3) == 3; // -1 (unknown) has both bits set: excluded below
+        if (ce && trafficClass >= 0) {
+            counters.increment(Counters.NP_ECN_MARKED_ROCE_PACKETS);
+        } else {
+            ce = false;
+        }
         int payloadLen = PacketValidator.payloadLength(rx, 0, n);
         if (bth.destQpn() == Gsi.QPN && gsi != null) {
             gsi.receive(rx.seg, op, Opcode.headerLength(op), payloadLen, from);
@@ -113,6 +129,7 @@ final class RxeRecv {
         }
         pkt.set(rx.seg, n, op, bth.psn(), bth.destQpn(), bth.se(), bth.ackReq(), Opcode.headerLength(op), payloadLen,
                 from);
+        pkt.ce = ce;
         qp.receive(pkt);
     }
 

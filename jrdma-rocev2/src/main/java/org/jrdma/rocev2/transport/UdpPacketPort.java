@@ -68,22 +68,45 @@ public final class UdpPacketPort implements SharedPort {
      */
     static final boolean GRO = Boolean.parseBoolean(System.getProperty("jrdma.gro", "true"));
 
-    private UdpPacketPort(UdpSocket socket, java.net.InetAddress address, boolean perFlowPorts) {
+    /** The IPv4 TOS / IPv6 Traffic Class of sent packets (IP_TOS / IPV6_TCLASS), or -1 to leave the kernel's 0. */
+    private final int trafficClass;
+    /** The traffic class of the datagram last received by {@link #receive} (-1 when not seen). */
+    private int lastTrafficClass = -1;
+
+    private UdpPacketPort(UdpSocket socket, java.net.InetAddress address, boolean perFlowPorts, int trafficClass) {
         this.socket = socket;
         this.address = address;
         this.perFlowPorts = perFlowPorts;
+        this.trafficClass = trafficClass;
         this.gro = socket.groEnabled() ? new GroReceiver() : null;
+    }
+
+    /**
+     * Binds {@code address}:{@code port}; packets leave with the kernel's traffic class (0) and the
+     * received ones' traffic class is not looked at.
+     *
+     * @throws org.jrdma.rocev2.net.NetException when the address cannot be bound (in use, not local)
+     */
+    public static UdpPacketPort open(InetAddress address, int port, boolean perFlow) {
+        return open(address, port, perFlow, -1, false);
     }
 
     /**
      * Binds {@code address}:{@code port}.
      *
+     * @param trafficClass        the IPv4 TOS / IPv6 Traffic Class byte of every packet sent (0–255,
+     *                            e.g. 0x02 for ECT(0), RFC 3168), or -1 to leave the kernel's (0)
+     * @param receiveTrafficClass whether received datagrams' traffic class is read
+     *                            (IP_RECVTOS / IPV6_RECVTCLASS: {@link PacketBurst#trafficClass},
+     *                            {@link #lastTrafficClass()}), for ECN-CE
      * @throws org.jrdma.rocev2.net.NetException when the address cannot be bound (in use, not local)
      */
-    public static UdpPacketPort open(InetAddress address, int port, boolean perFlow) {
+    public static UdpPacketPort open(InetAddress address, int port, boolean perFlow, int trafficClass,
+                                     boolean receiveTrafficClass) {
         UdpSocket s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
-                .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20).reusePort(true).gro(GRO));
-        return new UdpPacketPort(s, address, perFlow);
+                .receiveBufferBytes(8 << 20).sendBufferBytes(8 << 20).reusePort(true).gro(GRO)
+                .trafficClass(trafficClass).receiveTrafficClass(receiveTrafficClass));
+        return new UdpPacketPort(s, address, perFlow, trafficClass);
     }
 
     @Override
@@ -115,7 +138,8 @@ public final class UdpPacketPort implements SharedPort {
         if (s == null) {
             try {
                 s = UdpSocket.open(address, port, UdpSocket.Options.defaults().nonBlocking(true)
-                        .sendBufferBytes(4 << 20).receiveBufferBytes(64 << 10).reusePort(true));
+                        .sendBufferBytes(4 << 20).receiveBufferBytes(64 << 10).reusePort(true)
+                        .trafficClass(trafficClass));
                 s.discardAll();
             } catch (RuntimeException e) {
                 s = socket; // taken by a socket without SO_REUSEPORT (another program): send from 4791
@@ -282,7 +306,7 @@ public final class UdpPacketPort implements SharedPort {
         }
         for (int i = 0; i < n; i++) {
             burst.from(i).copyFrom(b.address(i));
-            burst.set(i, b.truncated(i) ? -1 : b.length(i), -1);
+            burst.set(i, b.truncated(i) ? -1 : b.length(i), -1, b.trafficClass(i));
         }
         return n;
     }
@@ -294,18 +318,28 @@ public final class UdpPacketPort implements SharedPort {
     @Override
     public int receive(PacketBuffer buf, SockAddr from) {
         if (gro == null) {
-            return socket.receive(buf.seg, 0, buf.capacity(), from);
+            int n = socket.receive(buf.seg, 0, buf.capacity(), from);
+            lastTrafficClass = socket.receivedTrafficClass();
+            return n;
         }
         if (gro.pending()) {
-            return gro.next(buf, from);
+            int n = gro.next(buf, from);
+            lastTrafficClass = gro.lastTrafficClass();
+            return n;
         }
         int n = socket.receive(buf.seg, 0, buf.capacity(), from);
         int seg = socket.receivedSegmentSize();
+        lastTrafficClass = socket.receivedTrafficClass();
         if (n > 0 && seg > 0 && seg < n) {
-            gro.keepRest(buf, n, seg, from, -1);
+            gro.keepRest(buf, n, seg, from, -1, lastTrafficClass);
             return seg;
         }
         return n;
+    }
+
+    @Override
+    public int lastTrafficClass() {
+        return lastTrafficClass;
     }
 
     @Override

@@ -102,6 +102,17 @@ final class ScriptedPeer implements AutoCloseable {
         send(packet.length);
     }
 
+    /** Sends a CNP (Annex A17.9.2) to the jrdma QP. */
+    void cnp() {
+        org.jrdma.rocev2.wire.Cnp.write(tx.seg, 0, destQpn, 0xFFFF);
+        send(org.jrdma.rocev2.wire.Cnp.LENGTH);
+    }
+
+    /** The IP traffic class of the last received packet (a socket opened with receiveTrafficClass), or -1. */
+    int lastTrafficClass() {
+        return socket.receivedTrafficClass();
+    }
+
     /** Reads the RETH of the last received packet: {va, rkey, dmaLength}. */
     long[] lastReth() {
         int op = new Bth().wrap(rx.seg, 0).opcode();

@@ -18,21 +18,39 @@ import org.junit.jupiter.api.Test;
 class SteadyStateAllocationTest {
     @Test
     void hundredThousandOperationsAllocateNothing() throws Exception {
-        measure(false);
+        measure(false, false);
     }
 
     /** Issue 10: the same with the receiving QP on a shared receive queue (the responder takes SRQ WQEs). */
     @Test
     void hundredThousandOperationsOnAnSrqAllocateNothing() throws Exception {
-        measure(true);
+        measure(true, false);
     }
 
-    private static void measure(boolean onSrq) throws Exception {
+    /**
+     * Issue 16: the same with every packet received marked ECN-CE on both devices (the fault shim's
+     * {@code ce=1}): both notification points look at every packet and send CNPs (one a second per
+     * QP), both reaction points cut and recover their QP's rate and the requesters are paced.
+     */
+    @Test
+    void hundredThousandOperationsUnderDcqcnAllocateNothing() throws Exception {
+        measure(false, true);
+    }
+
+    private static void measure(boolean onSrq, boolean dcqcn) throws Exception {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         int r = ThreadLocalRandom.current().nextInt(1, 250);
-        String a = (onSrq ? "sa" : "aa") + r, b = (onSrq ? "sb" : "ab") + r;
-        System.setProperty("jrdma.devices", a + "=127.92." + r + "." + (onSrq ? 3 : 1) + "," + b + "=127.92." + r + "."
-                + (onSrq ? 4 : 2));
+        String a = (onSrq ? "sa" : dcqcn ? "ca" : "aa") + r, b = (onSrq ? "sb" : dcqcn ? "cb" : "ab") + r;
+        int host = onSrq ? 3 : dcqcn ? 5 : 1;
+        System.setProperty("jrdma.devices", a + "=127.92." + r + "." + host + "," + b + "=127.92." + r + "."
+                + (host + 1));
+        if (dcqcn) {
+            for (String d : new String[] {a, b}) {
+                System.setProperty("jrdma.faults." + d, "ce=1");
+                System.setProperty("jrdma.cnpMicros." + d, "1000000");
+                System.setProperty("jrdma.lineGbps." + d, "10");
+            }
+        }
         // this test counts allocations; on a loaded machine a thread starved for 8 ACK timeouts (0.54 s)
         // would end the run with RETRY_EXC_ERR under retry_cnt 7's IBTA meaning: retry as rdma_rxe does
         System.setProperty("jrdma.retryCnt7." + a, "unlimited");
@@ -64,6 +82,12 @@ class SteadyStateAllocationTest {
             long after = allocated(mx, threads);
             long perOp = (after - before) / 100_000;
             System.out.println("allocated over 100,000 operations: " + (after - before) + " bytes");
+            if (dcqcn) {
+                org.jrdma.rocev2.stats.Counters c = ((org.jrdma.rocev2.RxeContext) ca).counters();
+                assertTrue(c.get(org.jrdma.rocev2.stats.Counters.NP_ECN_MARKED_ROCE_PACKETS) > 100_000, c.toString());
+                assertTrue(c.get(org.jrdma.rocev2.stats.Counters.NP_CNP_SENT) > 0, c.toString());
+                assertTrue(c.get(org.jrdma.rocev2.stats.Counters.RP_CNP_HANDLED) > 0, c.toString());
+            }
             assertEquals(0, perOp, "bytes allocated per operation in steady state (total " + (after - before) + ")");
             assertTrue(after - before < 64 * 1024, "at most a few stray allocations: " + (after - before) + " bytes");
         }
