@@ -29,6 +29,10 @@ final class Flow {
     final int priority;
     /** HPCC's standalone FCT (base RTT + bytes with headers / bottleneck rate), in ps. */
     long standalonePs;
+    /** The base RTT: 2 × Σ delay + per hop one data frame's and one ACK's serialization, in ps. */
+    long baseRttPs;
+    /** HPCC's sender, or null. */
+    Hpcc hpcc;
 
     // sender
     final DcqcnReactionPoint rp;

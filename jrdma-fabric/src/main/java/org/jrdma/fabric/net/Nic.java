@@ -182,6 +182,9 @@ final class Nic implements Node, EventHandler {
             if (f.sndNxt >= f.size || !out.mayStart(f.priority, net.mtu + net.header)) {
                 continue;
             }
+            if (f.hpcc != null && f.sndNxt - f.sndUna >= f.hpcc.windowBytes()) {
+                continue; // HPCC's window is full: an ACK kicks the port
+            }
             if (f.nextAvailPs > now) {
                 earliest = Math.min(earliest, f.nextAvailPs);
                 continue;
@@ -216,6 +219,8 @@ final class Nic implements Node, EventHandler {
         if (f.rp != null) {
             f.rp.onSent(now / 1000, p.wireBytes);
             f.nextAvailPs = now + f.rp.transmitTimePs(p.wireBytes);
+        } else if (f.hpcc != null) {
+            f.nextAvailPs = now + Math.max(1, (long) Math.ceil(p.wireBytes * 8e12 / f.hpcc.rateBps()));
         }
         if (!f.rtoArmed) {
             f.rtoArmed = true;
@@ -244,7 +249,15 @@ final class Nic implements Node, EventHandler {
     }
 
     private void control(int type, Flow f, long psn, int to) {
+        control(type, f, psn, to, null);
+    }
+
+    /** A control frame; an ACK of HPCC's echoes {@code intFrom}'s telemetry. */
+    private void control(int type, Flow f, long psn, int to, Packet intFrom) {
         Packet p = net.pool.get();
+        if (intFrom != null) {
+            p.copyInt(intFrom);
+        }
         p.type = type;
         p.flow = f.index;
         p.src = id;
@@ -296,6 +309,9 @@ final class Nic implements Node, EventHandler {
         switch (p.type) {
             case Packet.DATA -> receiveData(f, p, now);
             case Packet.ACK -> {
+                if (f.hpcc != null && !f.done) {
+                    f.hpcc.onAck(p, p.psn, f.sndNxt);
+                }
                 if (p.psn > f.sndUna) {
                     f.sndUna = p.psn;
                     f.lastProgressPs = now;
@@ -305,6 +321,9 @@ final class Nic implements Node, EventHandler {
                     if (f.sndUna >= f.size && !f.done && !f.persistent) {
                         finish(f, now);
                     }
+                }
+                if (f.hpcc != null && !f.done) {
+                    port.kick(); // the window may have opened
                 }
             }
             case Packet.NACK -> {
@@ -360,7 +379,7 @@ final class Nic implements Node, EventHandler {
             f.deliveredTo(now);
             if (++f.sinceAck >= net.ackInterval || f.expected >= f.size) {
                 f.sinceAck = 0;
-                control(Packet.ACK, f, f.expected, p.src);
+                control(Packet.ACK, f, f.expected, p.src, net.hpcc ? p : null);
             }
         } else if (p.psn > f.expected) {
             if (f.nackFor != f.expected || now - f.lastNackPs >= net.nackIntervalPs) {
