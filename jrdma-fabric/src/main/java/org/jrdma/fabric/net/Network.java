@@ -48,6 +48,8 @@ public final class Network implements EventHandler {
     final long rtoPs;
     final long nackIntervalPs;
     final long ccDelayPs;
+    /** IRN's selective repeat (null: go-back-N / go-back-0). */
+    final Scenario.IrnSpec irn;
     /** 0: go-back-N; else go-back-0 with messages of this many bytes. */
     final long goBack0MessageBytes;
     final Flow[] flows;
@@ -87,6 +89,7 @@ public final class Network implements EventHandler {
         this.ecn = s.ecn() != null;
         this.ib = s.ib() != null;
         this.hpcc = s.hpcc() != null;
+        this.irn = s.irn();
         this.mtu = s.mtuBytes();
         this.header = s.headerBytes();
         this.ackInterval = s.ackInterval();
@@ -226,6 +229,11 @@ public final class Network implements EventHandler {
                 f.tcp = new TcpConnection(s.tcp(), mtu, f);
             }
             f.standalonePs = standalone(f, fs, nodes);
+            if (irn != null && !tcp) {
+                f.sacked = new Intervals();
+                f.rcvOoo = new Intervals();
+                f.bdpBytes = Math.max(mtu, (long) Math.ceil(src.port.rateBps * (double) f.baseRttPs / 8e12));
+            }
             if (hpcc && !tcp) {
                 f.hpcc = new Hpcc(s.hpcc(), src.port.rateBps, f.baseRttPs);
             }
@@ -467,7 +475,14 @@ public final class Network implements EventHandler {
         line(b, "cc_reaction_delay_ns", ccDelayPs / 1000);
         line(b, "flows", flows.length);
         line(b, "flows_finished", finished);
-        line(b, "recovery", goBack0MessageBytes == 0 ? "go-back-n" : "go-back-0 message=" + goBack0MessageBytes);
+        line(b, "recovery", irn != null ? String.format(Locale.ROOT, "selective-repeat rto-low=%dus rto-high=%dus rto-n=%d "
+                + "bdp-fc=%s", irn.rtoLowPs() / 1_000_000, irn.rtoHighPs() / 1_000_000, irn.n(), irn.bdpFc() ? "on" : "off")
+                : goBack0MessageBytes == 0 ? "go-back-n" : "go-back-0 message=" + goBack0MessageBytes);
+        long resent = 0;
+        for (Flow f : flows) {
+            resent += f.retransmitted;
+        }
+        line(b, "selective_retransmits", resent);
         line(b, "data_packets_sent", dataPackets);
         long delivered = 0;
         for (Flow f : flows) {

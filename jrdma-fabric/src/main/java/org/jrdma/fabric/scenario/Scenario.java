@@ -44,13 +44,14 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param ib                InfiniBand credit flow control on every link (null: Ethernet)
  * @param scheduler         the switches' egress scheduling of queues 1–7 (default: round-robin, as HPCC)
  * @param hpcc              HPCC congestion control at the NICs, INT at the switches (null: off)
+ * @param irn               selective repeat with BDP flow control (IRN) at the NICs (null: go-back-N / go-back-0)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long goBack0MessageBytes, long samplePs,
         long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck, String transport,
         TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu, IbSpec ib, SchedulerSpec scheduler,
-        HpccSpec hpcc) {
+        HpccSpec hpcc, IrnSpec irn) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
@@ -59,7 +60,7 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
                 ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
-                transport, tcp, workload, cpu, ib, scheduler, hpcc);
+                transport, tcp, workload, cpu, ib, scheduler, hpcc, irn);
     }
 
     /**
@@ -154,6 +155,24 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
      * @param minRateBps the least rate ({@code MIN_RATE}: 100 Mb/s)
      */
     public record HpccSpec(double eta, int maxStage, long rateAiBps, long minRateBps) {
+    }
+
+    /**
+     * IRN's loss recovery (Mittal et al., "Revisiting Network Support for RDMA", SIGCOMM 2018): the
+     * receiver keeps out-of-order packets and answers each with a NAK that carries the cumulative
+     * acknowledgement and the packet's range (a selective ACK); the sender keeps the selectively
+     * acknowledged ranges and, in recovery, resends only the holes below the highest of them, each
+     * once per recovery (a timeout starts again from the oldest unacked byte), before new data;
+     * BDP flow control caps the bytes beyond the oldest unacked at one bandwidth-delay product
+     * (line rate × the flow's base RTT). The timeout is {@code rtoLowPs} while at most {@code n}
+     * packets are outstanding, else {@code rtoHighPs}.
+     *
+     * @param rtoLowPs  the short timeout (IRN: 100 µs [R: FABRIC-REFERENCE §3, not checked])
+     * @param rtoHighPs the long timeout (IRN: 320 µs [R])
+     * @param n         the outstanding packets up to which the short timeout applies (IRN: 3 [R])
+     * @param bdpFc     BDP flow control on
+     */
+    public record IrnSpec(long rtoLowPs, long rtoHighPs, int n, boolean bdpFc) {
     }
 
     /**

@@ -43,6 +43,7 @@ public final class ScenarioParser {
     private long nackIntervalPs = 500 * US;
     private long ccDelayPs;
     private long goBack0MessageBytes;
+    private Scenario.IrnSpec irn;
     private int dropEvery;
     private String transport = "roce";
     private TcpSpec tcp = TcpSpec.LINUX;
@@ -316,7 +317,7 @@ public final class ScenarioParser {
             }
             case "nic" -> {
                 Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay", "transport", "recovery",
-                        "message");
+                        "message", "rto-low", "rto-high", "rto-n", "bdp-fc");
                 f.noPositional(0);
                 transport = f.string("transport", "roce");
                 if (!List.of("roce", "tcp", "iwarp").contains(transport)) {
@@ -327,8 +328,27 @@ public final class ScenarioParser {
                 nackIntervalPs = f.time("nack-interval", "500us");
                 ccDelayPs = f.time("cc-delay", "0");
                 String rec = f.string("recovery", "go-back-n");
-                if (!rec.equals("go-back-n") && !rec.equals("go-back-0")) {
-                    throw error("recovery", "'" + rec + "' is not go-back-n or go-back-0");
+                if (!rec.equals("go-back-n") && !rec.equals("go-back-0") && !rec.equals("selective-repeat")) {
+                    throw error("recovery", "'" + rec + "' is not go-back-n, go-back-0 or selective-repeat");
+                }
+                irn = null;
+                if (rec.equals("selective-repeat")) {
+                    long lo = f.time("rto-low", "100us");
+                    long hi = f.time("rto-high", "320us");
+                    if (lo == 0 || hi < lo) {
+                        throw error(lo == 0 ? "rto-low" : "rto-high", "need 0 < rto-low <= rto-high");
+                    }
+                    String bdp = f.string("bdp-fc", "on");
+                    if (!bdp.equals("on") && !bdp.equals("off")) {
+                        throw error("bdp-fc", "'" + bdp + "' is not on or off");
+                    }
+                    irn = new Scenario.IrnSpec(lo, hi, (int) f.integer("rto-n", "3", 0, 1 << 20), bdp.equals("on"));
+                } else {
+                    for (String k : new String[] {"rto-low", "rto-high", "rto-n", "bdp-fc"}) {
+                        if (f.values.containsKey(k)) {
+                            throw error(k, "only with recovery=selective-repeat");
+                        }
+                    }
                 }
                 long msg = f.size("message", "1GiB");
                 if (msg == 0) {
@@ -850,6 +870,6 @@ public final class ScenarioParser {
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
                 List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs,
-                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib, scheduler, hpcc);
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib, scheduler, hpcc, irn);
     }
 }
