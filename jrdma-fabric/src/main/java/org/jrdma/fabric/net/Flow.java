@@ -29,6 +29,24 @@ final class Flow {
     final int priority;
     /** HPCC's standalone FCT (base RTT + bytes with headers / bottleneck rate), in ps. */
     long standalonePs;
+    /** The base RTT: 2 × Σ delay + per hop one data frame's and one ACK's serialization, in ps. */
+    long baseRttPs;
+    /** HPCC's sender, or null. */
+    Hpcc hpcc;
+    // IRN (selective repeat): null / unused under go-back-N
+    /** Sender: ranges beyond sndUna the receiver has (from its NAKs). */
+    Intervals sacked;
+    /** Receiver: ranges beyond {@link #expected} that arrived out of order. */
+    Intervals rcvOoo;
+    boolean inRecovery;
+    /** Recovery ends when sndUna reaches this (sndNxt when it began). */
+    long recoveryPoint;
+    /** The next byte to consider for a resend, and the end below which holes are resent. */
+    long rtxNext;
+    long rtxLimit;
+    /** BDP flow control's cap on sndNxt − sndUna. */
+    long bdpBytes;
+    long retransmitted;
 
     // sender
     final DcqcnReactionPoint rp;

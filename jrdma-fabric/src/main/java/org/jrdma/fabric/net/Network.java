@@ -38,6 +38,8 @@ public final class Network implements EventHandler {
     final boolean quantaMode;
     final int pfcQuanta;
     final boolean ecn;
+    /** HPCC: switches push INT, senders run {@link Hpcc}. */
+    final boolean hpcc;
     /** InfiniBand credit links everywhere (no PFC, no MMU drops). */
     final boolean ib;
     final int mtu;
@@ -46,6 +48,8 @@ public final class Network implements EventHandler {
     final long rtoPs;
     final long nackIntervalPs;
     final long ccDelayPs;
+    /** IRN's selective repeat (null: go-back-N / go-back-0). */
+    final Scenario.IrnSpec irn;
     /** 0: go-back-N; else go-back-0 with messages of this many bytes. */
     final long goBack0MessageBytes;
     final Flow[] flows;
@@ -84,6 +88,8 @@ public final class Network implements EventHandler {
         this.pfcQuanta = pfc ? s.pfc().quanta() : 0;
         this.ecn = s.ecn() != null;
         this.ib = s.ib() != null;
+        this.hpcc = s.hpcc() != null;
+        this.irn = s.irn();
         this.mtu = s.mtuBytes();
         this.header = s.headerBytes();
         this.ackInterval = s.ackInterval();
@@ -176,6 +182,7 @@ public final class Network implements EventHandler {
                 mmu.ecn(s.ecn().kminBytes(), s.ecn().kmaxBytes(), s.ecn().pmax());
             }
             sw.ports(p, mmu);
+            sw.scheduler(s.scheduler());
         }
         routes(nodes, ports);
         for (org.jrdma.fabric.scenario.RouteSpec r : s.routes()) {
@@ -222,6 +229,14 @@ public final class Network implements EventHandler {
                 f.tcp = new TcpConnection(s.tcp(), mtu, f);
             }
             f.standalonePs = standalone(f, fs, nodes);
+            if (irn != null && !tcp) {
+                f.sacked = new Intervals();
+                f.rcvOoo = new Intervals();
+                f.bdpBytes = Math.max(mtu, (long) Math.ceil(src.port.rateBps * (double) f.baseRttPs / 8e12));
+            }
+            if (hpcc && !tcp) {
+                f.hpcc = new Hpcc(s.hpcc(), src.port.rateBps, f.baseRttPs);
+            }
             flows[i] = f;
         }
         if (w != null) {
@@ -324,6 +339,7 @@ public final class Network implements EventHandler {
             }
             p = sw.ports[sw.route(f.dst.id(), f.index)];
         }
+        f.baseRttPs = 2 * delay + ser;
         long packets = (f.size + mtu - 1) / mtu;
         long bytes = f.size + packets * header;
         return 2 * delay + ser + (long) Math.ceil(bytes * 8e12 / bottleneck);
@@ -376,7 +392,8 @@ public final class Network implements EventHandler {
         long interval = scenario.samplePs();
         for (Flow f : flows) {
             if (f.started && !f.done && !f.persistent) {
-                long rate = f.rp == null ? f.src.port.rateBps : (long) f.rp.rateBps(now / 1000);
+                long rate = f.rp != null ? (long) f.rp.rateBps(now / 1000)
+                        : f.hpcc != null ? (long) f.hpcc.rateBps() : f.src.port.rateBps;
                 long goodput = (long) ((f.delivered - f.deliveredAtSample) * 8e12 / interval);
                 out.rate(now, f.index, rate, goodput);
             }
@@ -432,6 +449,8 @@ public final class Network implements EventHandler {
         line(b, "switches", switches.length);
         line(b, "links", scenario.links().size());
         line(b, "dcqcn", scenario.dcqcn() == null ? "off" : scenario.dcqcn().name());
+        line(b, "hpcc", scenario.hpcc() == null ? "off" : String.format(Locale.ROOT, "eta=%s max-stage=%d rate-ai=%d",
+                scenario.hpcc().eta(), scenario.hpcc().maxStage(), scenario.hpcc().rateAiBps()));
         line(b, "pfc", !pfc ? "off" : quantaMode ? "quanta " + pfcQuanta : "xon-xoff");
         if (ib) {
             long overruns = 0;
@@ -452,10 +471,18 @@ public final class Network implements EventHandler {
                 "%s poll=%dus detect=%dus restore=%dus action=%s", scenario.watchdog().name(),
                 scenario.watchdog().pollPs() / 1_000_000, scenario.watchdog().detectPs() / 1_000_000,
                 scenario.watchdog().restorePs() / 1_000_000, scenario.watchdog().drop() ? "drop" : "forward"));
+        line(b, "scheduler", schedulerSummary(scenario.scheduler()));
         line(b, "cc_reaction_delay_ns", ccDelayPs / 1000);
         line(b, "flows", flows.length);
         line(b, "flows_finished", finished);
-        line(b, "recovery", goBack0MessageBytes == 0 ? "go-back-n" : "go-back-0 message=" + goBack0MessageBytes);
+        line(b, "recovery", irn != null ? String.format(Locale.ROOT, "selective-repeat rto-low=%dus rto-high=%dus rto-n=%d "
+                + "bdp-fc=%s", irn.rtoLowPs() / 1_000_000, irn.rtoHighPs() / 1_000_000, irn.n(), irn.bdpFc() ? "on" : "off")
+                : goBack0MessageBytes == 0 ? "go-back-n" : "go-back-0 message=" + goBack0MessageBytes);
+        long resent = 0;
+        for (Flow f : flows) {
+            resent += f.retransmitted;
+        }
+        line(b, "selective_retransmits", resent);
         line(b, "data_packets_sent", dataPackets);
         long delivered = 0;
         for (Flow f : flows) {
@@ -508,6 +535,26 @@ public final class Network implements EventHandler {
         }
         if (workload != null) {
             workload.summary(b, sim.now());
+        }
+        return b.toString();
+    }
+
+    private static String schedulerSummary(Scenario.SchedulerSpec s) {
+        StringBuilder b = new StringBuilder(s.dwrr() ? "dwrr" : "rr");
+        if (s.dwrr()) {
+            b.append(" quantum=").append(s.quantumBytes()).append(" weights=");
+            for (int q = 1; q < SwitchMmu.QUEUES; q++) {
+                b.append(q > 1 ? "," : "").append(s.weights()[q]);
+            }
+        }
+        StringBuilder st = new StringBuilder();
+        for (int q = SwitchMmu.QUEUES - 1; q >= 1; q--) {
+            if (s.strict()[q]) {
+                st.append(st.isEmpty() ? "" : ",").append(q);
+            }
+        }
+        if (!st.isEmpty()) {
+            b.append(" strict=").append(st);
         }
         return b.toString();
     }

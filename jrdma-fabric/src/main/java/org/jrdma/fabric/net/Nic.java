@@ -147,17 +147,46 @@ final class Nic implements Node, EventHandler {
             return;
         }
         long now = net.sim.now();
-        if (f.sndNxt > f.sndUna && now - f.lastProgressPs >= net.rtoPs) {
+        long rto = rto(f);
+        if (f.sndNxt > f.sndUna && now - f.lastProgressPs >= rto) {
             f.timeouts++;
             net.timeouts++;
-            f.sndNxt = restartAt(f.sndUna);
+            if (f.sacked != null) { // IRN: resend what is not selectively acked, from the oldest unacked byte
+                f.inRecovery = true;
+                f.recoveryPoint = f.sndNxt;
+                f.rtxNext = f.sndUna;
+                f.rtxLimit = f.sndNxt;
+            } else {
+                f.sndNxt = restartAt(f.sndUna);
+            }
             f.lastProgressPs = now;
             port.kick();
         }
         if (f.sndNxt > f.sndUna) {
             f.rtoArmed = true;
-            net.sim.at(f.lastProgressPs + net.rtoPs, this, RTO, f);
+            net.sim.at(f.lastProgressPs + rto(f), this, RTO, f);
         }
+    }
+
+    /** The retransmission timeout: IRN's low one with at most N packets outstanding, its high one else; or the NIC's. */
+    private long rto(Flow f) {
+        if (f.sacked == null) {
+            return net.rtoPs;
+        }
+        return f.sndNxt - f.sndUna <= (long) net.irn.n() * net.mtu ? net.irn.rtoLowPs() : net.irn.rtoHighPs();
+    }
+
+    /** IRN: the first byte of the next hole to resend (skipping selectively acked ranges), or -1. */
+    private static long nextHole(Flow f) {
+        if (!f.inRecovery) {
+            return -1;
+        }
+        long x = Math.max(f.rtxNext, f.sndUna);
+        while (f.sacked.contains(x)) {
+            x = f.sacked.endOfRangeAt(x);
+        }
+        f.rtxNext = x;
+        return x < Math.min(f.rtxLimit, f.sndNxt) ? x : -1;
     }
 
     @Override
@@ -179,15 +208,26 @@ final class Nic implements Node, EventHandler {
                 rr = k + 1;
                 return tcpData(f, now);
             }
-            if (f.sndNxt >= f.size || !out.mayStart(f.priority, net.mtu + net.header)) {
+            long hole = f.sacked != null ? nextHole(f) : -1;
+            boolean fresh = f.sndNxt < f.size && (f.sacked == null || !net.irn.bdpFc() || f.sndNxt - f.sndUna < f.bdpBytes);
+            if (hole < 0 && !fresh || !out.mayStart(f.priority, net.mtu + net.header)) {
                 continue;
+            }
+            if (f.hpcc != null && f.sndNxt - f.sndUna >= f.hpcc.windowBytes()) {
+                continue; // HPCC's window is full: an ACK kicks the port
             }
             if (f.nextAvailPs > now) {
                 earliest = Math.min(earliest, f.nextAvailPs);
                 continue;
             }
             rr = k + 1;
-            return data(f, now);
+            if (hole >= 0) { // IRN: a hole first, new data after
+                long end = Math.min(Math.min(f.sacked.nextStartAfter(hole), f.rtxLimit), hole + net.mtu);
+                f.rtxNext = end;
+                f.retransmitted++;
+                return data(f, now, hole, (int) Math.min(end - hole, f.size - hole));
+            }
+            return data(f, now, f.sndNxt, (int) Math.min(net.mtu, f.size - f.sndNxt));
         }
         if (earliest != Long.MAX_VALUE && earliest < wakeAt) {
             wakeAt = earliest;
@@ -196,7 +236,8 @@ final class Nic implements Node, EventHandler {
         return null;
     }
 
-    private Packet data(Flow f, long now) {
+    /** A data packet of {@code f} carrying [{@code psn}, {@code psn + payload}); new data when psn is sndNxt. */
+    private Packet data(Flow f, long now, long psn, int payload) {
         Packet p = net.pool.get();
         txData++;
         p.ipId = ipId;
@@ -205,21 +246,25 @@ final class Nic implements Node, EventHandler {
         p.flow = f.index;
         p.src = id;
         p.dst = f.dst.id();
-        p.psn = f.sndNxt;
-        p.payload = (int) Math.min(net.mtu, f.size - f.sndNxt);
+        p.psn = psn;
+        p.payload = payload;
         p.wireBytes = p.payload + net.header;
         p.priority = f.priority;
         p.ect = net.ecn;
-        f.sndNxt += p.payload;
+        if (psn == f.sndNxt) {
+            f.sndNxt += p.payload;
+        }
         f.sentPackets++;
         net.dataPackets++;
         if (f.rp != null) {
             f.rp.onSent(now / 1000, p.wireBytes);
             f.nextAvailPs = now + f.rp.transmitTimePs(p.wireBytes);
+        } else if (f.hpcc != null) {
+            f.nextAvailPs = now + Math.max(1, (long) Math.ceil(p.wireBytes * 8e12 / f.hpcc.rateBps()));
         }
         if (!f.rtoArmed) {
             f.rtoArmed = true;
-            net.sim.at(now + net.rtoPs, this, RTO, f);
+            net.sim.at(now + rto(f), this, RTO, f);
         }
         return p;
     }
@@ -244,7 +289,16 @@ final class Nic implements Node, EventHandler {
     }
 
     private void control(int type, Flow f, long psn, int to) {
+        control(type, f, psn, to, null);
+    }
+
+
+    /** A control frame; an ACK of HPCC's echoes {@code intFrom}'s telemetry. */
+    private Packet control(int type, Flow f, long psn, int to, Packet intFrom) {
         Packet p = net.pool.get();
+        if (intFrom != null) {
+            p.copyInt(intFrom);
+        }
         p.type = type;
         p.flow = f.index;
         p.src = id;
@@ -254,7 +308,8 @@ final class Nic implements Node, EventHandler {
         p.wireBytes = net.header + (type == Packet.CNP ? CNP_EXTRA : ACK_EXTRA);
         control.addLast(p);
         txControl++;
-        port.kick();
+        port.kick(); // the frame is read on arrival, later: the caller may still fill in fields
+        return p;
     }
 
     /** A TCP ACK for {@code f}'s receiver: cumulative ACK, SACK blocks, ECE. */
@@ -296,9 +351,15 @@ final class Nic implements Node, EventHandler {
         switch (p.type) {
             case Packet.DATA -> receiveData(f, p, now);
             case Packet.ACK -> {
+                if (f.hpcc != null && !f.done) {
+                    f.hpcc.onAck(p, p.psn, f.sndNxt);
+                }
                 if (p.psn > f.sndUna) {
                     f.sndUna = p.psn;
                     f.lastProgressPs = now;
+                    if (f.sacked != null) {
+                        acked(f);
+                    }
                     if (f.sndNxt < f.sndUna && net.goBack0MessageBytes == 0) {
                         f.sndNxt = f.sndUna;
                     }
@@ -306,9 +367,14 @@ final class Nic implements Node, EventHandler {
                         finish(f, now);
                     }
                 }
+                if ((f.hpcc != null || f.sacked != null) && !f.done) {
+                    port.kick(); // HPCC's window or BDP flow control may have opened
+                }
             }
             case Packet.NACK -> {
-                if (p.psn >= f.sndUna && !f.done) {
+                if (f.sacked != null) {
+                    selectiveNack(f, p, now);
+                } else if (p.psn >= f.sndUna && !f.done) {
                     f.sndUna = p.psn;
                     f.sndNxt = restartAt(p.psn);
                     f.lastProgressPs = now;
@@ -353,6 +419,32 @@ final class Nic implements Node, EventHandler {
             net.cnpSent++;
             control(Packet.CNP, f, 0, p.src);
         }
+        if (f.rcvOoo != null && p.psn != f.expected) { // IRN's receiver: keep it, NAK with the range (a SACK)
+            if (p.psn > f.expected) {
+                f.rcvOoo.add(p.psn, p.psn + p.payload);
+                net.nacks++;
+                Packet n = control(Packet.NACK, f, f.expected, p.src, null);
+                n.sack[0] = p.psn;
+                n.sack[1] = p.psn + p.payload;
+                n.sackCount = 1;
+            } else {
+                control(Packet.ACK, f, f.expected, p.src);
+            }
+            return;
+        }
+        if (f.rcvOoo != null) { // in order: take what was kept beyond it too
+            long before = f.expected;
+            f.expected += p.payload;
+            f.expected = f.rcvOoo.endOfRangeAt(f.expected);
+            f.rcvOoo.removeBelow(f.expected);
+            f.delivered += f.expected - before;
+            f.deliveredTo(now);
+            if (++f.sinceAck >= net.ackInterval || f.expected >= f.size || before + p.payload != f.expected) {
+                f.sinceAck = 0;
+                control(Packet.ACK, f, f.expected, p.src, net.hpcc ? p : null);
+            }
+            return;
+        }
         if (p.psn == f.expected) {
             f.expected += p.payload;
             f.delivered += p.payload;
@@ -360,7 +452,7 @@ final class Nic implements Node, EventHandler {
             f.deliveredTo(now);
             if (++f.sinceAck >= net.ackInterval || f.expected >= f.size) {
                 f.sinceAck = 0;
-                control(Packet.ACK, f, f.expected, p.src);
+                control(Packet.ACK, f, f.expected, p.src, net.hpcc ? p : null);
             }
         } else if (p.psn > f.expected) {
             if (f.nackFor != f.expected || now - f.lastNackPs >= net.nackIntervalPs) {
@@ -372,6 +464,41 @@ final class Nic implements Node, EventHandler {
         } else {
             control(Packet.ACK, f, f.expected, p.src); // a duplicate after go-back-N: say where we are
         }
+    }
+
+    /** IRN's sender: the cumulative ACK moved; ranges below it are no longer needed, recovery may end. */
+    private static void acked(Flow f) {
+        f.sacked.removeBelow(f.sndUna);
+        if (f.inRecovery && f.sndUna >= f.recoveryPoint) {
+            f.inRecovery = false;
+        }
+    }
+
+    /** IRN's sender: a NAK with the cumulative ACK and the range that arrived out of order. */
+    private void selectiveNack(Flow f, Packet p, long now) {
+        if (f.done) {
+            return;
+        }
+        if (p.psn > f.sndUna) {
+            f.sndUna = p.psn;
+            f.lastProgressPs = now;
+        }
+        if (p.sackCount > 0 && p.sack[1] > f.sndUna) {
+            f.sacked.add(Math.max(p.sack[0], f.sndUna), p.sack[1]);
+        }
+        acked(f);
+        if (f.sndUna >= f.size && !f.persistent) {
+            finish(f, now);
+            return;
+        }
+        if (!f.inRecovery) {
+            f.inRecovery = true;
+            f.recoveryPoint = f.sndNxt;
+            f.rtxNext = f.sndUna;
+            f.rtxLimit = 0;
+        }
+        f.rtxLimit = Math.max(f.rtxLimit, f.sacked.highest(f.sndUna));
+        port.kick();
     }
 
     /** Where loss recovery resends from: the byte named (go-back-N) or its message's first byte (go-back-0). */

@@ -55,6 +55,39 @@ public final class Packet {
     public int sackCount;
     /** TCP ACK: ECN-Echo (DCTCP: the acked segment carried CE). */
     public boolean ece;
+    /** HPCC INT: how many switch hops recorded (a data packet; its ACK carries a copy). */
+    public int intHops;
+    /** HPCC INT per hop: the time the packet left the egress port, in ps (the four arrays: null until {@link #ensureInt}). */
+    public long[] intTs;
+    /** HPCC INT per hop: the egress port's bytes sent, this packet included. */
+    public long[] intTx;
+    /** HPCC INT per hop: the egress port's queued bytes (all queues) after this packet left. */
+    public long[] intQlen;
+    /** HPCC INT per hop: the egress port's rate in bit/s. */
+    public long[] intBps;
+
+    /** Makes the INT arrays (once per pooled packet, only when HPCC runs; {@code null} before). */
+    void ensureInt() {
+        if (intTs == null) {
+            intTs = new long[Hpcc.MAX_HOPS];
+            intTx = new long[Hpcc.MAX_HOPS];
+            intQlen = new long[Hpcc.MAX_HOPS];
+            intBps = new long[Hpcc.MAX_HOPS];
+        }
+    }
+
+    /** Copies {@code from}'s INT records (a receiver's ACK echoes its data packet's). */
+    void copyInt(Packet from) {
+        intHops = from.intHops;
+        if (intHops == 0) {
+            return;
+        }
+        ensureInt();
+        System.arraycopy(from.intTs, 0, intTs, 0, intHops);
+        System.arraycopy(from.intTx, 0, intTx, 0, intHops);
+        System.arraycopy(from.intQlen, 0, intQlen, 0, intHops);
+        System.arraycopy(from.intBps, 0, intBps, 0, intHops);
+    }
 
     void clear() {
         type = 0;
@@ -74,5 +107,6 @@ public final class Packet {
         arrivalPs = 0;
         sackCount = 0;
         ece = false;
+        intHops = 0;
     }
 }

@@ -42,12 +42,16 @@ import org.jrdma.congestion.DcqcnParameters;
  * @param workload          the request/response workload (null: none)
  * @param cpu               the host CPU cost model (the transport's defaults unless the file sets it)
  * @param ib                InfiniBand credit flow control on every link (null: Ethernet)
+ * @param scheduler         the switches' egress scheduling of queues 1–7 (default: round-robin, as HPCC)
+ * @param hpcc              HPCC congestion control at the NICs, INT at the switches (null: off)
+ * @param irn               selective repeat with BDP flow control (IRN) at the NICs (null: go-back-N / go-back-0)
  */
 public record Scenario(String name, long durationPs, long seed, int mtuBytes, int headerBytes, List<NodeSpec> nodes,
         List<LinkSpec> links, List<FlowSpec> flows, List<RouteSpec> routes, BufferSpec buffer, EcnSpec ecn, PfcSpec pfc,
         DcqcnParameters dcqcn, int ackInterval, long rtoPs, long nackIntervalPs, long ccDelayPs, long goBack0MessageBytes, long samplePs,
         long eventBudget, long memoryBudgetBytes, WatchdogSpec watchdog, List<StuckSpec> stuck, String transport,
-        TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu, IbSpec ib) {
+        TcpSpec tcp, WorkloadSpec workload, CpuSpec cpu, IbSpec ib, SchedulerSpec scheduler,
+        HpccSpec hpcc, IrnSpec irn) {
 
     /** This scenario with another duration (&gt; 0, in ps). */
     public Scenario withDuration(long ps) {
@@ -56,7 +60,7 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
         }
         return new Scenario(name, ps, seed, mtuBytes, headerBytes, nodes, links, flows, routes, buffer, ecn, pfc, dcqcn,
                 ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs, eventBudget, memoryBudgetBytes, watchdog, stuck,
-                transport, tcp, workload, cpu, ib);
+                transport, tcp, workload, cpu, ib, scheduler, hpcc, irn);
     }
 
     /**
@@ -113,6 +117,62 @@ public record Scenario(String name, long durationPs, long seed, int mtuBytes, in
      * @param pmax      the marking probability at Kmax, in [0, 1]
      */
     public record EcnSpec(long kminBytes, long kmaxBytes, double pmax) {
+    }
+
+    /**
+     * Egress scheduling at every switch port. Queue 0 (PFC, CNP, ACK/NAK: the control queue) is always
+     * served first; then the {@code strict} queues, the highest number first (IEEE 802.1Q's strict
+     * priority selection, priority 7 highest); then the other queues of 1–7 by round-robin or DWRR.
+     * A queue paused by PFC is skipped and keeps its deficit.
+     *
+     * @param dwrr         false: round-robin, one packet per non-empty queue per turn (HPCC's
+     *                     {@code BEgressQueue::DoDequeueRR}); true: deficit round robin with weights
+     *                     (Shreedhar and Varghese, "Efficient Fair Queuing using Deficit Round Robin",
+     *                     SIGCOMM 1995): each turn of a backlogged queue adds {@code weight × quantumBytes}
+     *                     to its deficit counter and sends packets while the head fits in it; an empty
+     *                     queue's deficit is reset to 0. Backlogged queues then share the port's bytes in
+     *                     proportion to their weights (802.1Qaz ETS's bandwidth shares), each within one
+     *                     quantum plus one frame of its share over any interval
+     * @param weights      the weight of queues 1–7 at index 1–7 (index 0 unused), each in 1..1000;
+     *                     ignored for strict queues and by round-robin
+     * @param quantumBytes bytes per weight unit per turn; at least one full frame (MTU + header), so
+     *                     that every turn of a backlogged queue sends (0: one full frame)
+     * @param strict       {@code strict[q]}: queue q (1–7) is strict priority
+     */
+    public record SchedulerSpec(boolean dwrr, int[] weights, long quantumBytes, boolean[] strict) {
+        /** Round-robin over queues 1–7, none strict (HPCC). */
+        public static final SchedulerSpec ROUND_ROBIN = new SchedulerSpec(false, new int[] {0, 1, 1, 1, 1, 1, 1, 1}, 0,
+                new boolean[8]);
+    }
+
+    /**
+     * HPCC (Li et al., SIGCOMM 2019, Algorithm 1; the HPCC simulator's {@code CC_MODE 3}).
+     *
+     * @param eta        the target utilisation η in (0, 1] (HPCC simulator {@code U_TARGET}: 0.95)
+     * @param maxStage   additive-increase stages before a multiplicative step ({@code MI_THRESH}:
+     *                   0, the project page's value; the paper's 5 was a typo)
+     * @param rateAiBps  R_AI in bit/s; W_AI = R_AI × T ({@code RATE_AI}: 50 Mb/s)
+     * @param minRateBps the least rate ({@code MIN_RATE}: 100 Mb/s)
+     */
+    public record HpccSpec(double eta, int maxStage, long rateAiBps, long minRateBps) {
+    }
+
+    /**
+     * IRN's loss recovery (Mittal et al., "Revisiting Network Support for RDMA", SIGCOMM 2018): the
+     * receiver keeps out-of-order packets and answers each with a NAK that carries the cumulative
+     * acknowledgement and the packet's range (a selective ACK); the sender keeps the selectively
+     * acknowledged ranges and, in recovery, resends only the holes below the highest of them, each
+     * once per recovery (a timeout starts again from the oldest unacked byte), before new data;
+     * BDP flow control caps the bytes beyond the oldest unacked at one bandwidth-delay product
+     * (line rate × the flow's base RTT). The timeout is {@code rtoLowPs} while at most {@code n}
+     * packets are outstanding, else {@code rtoHighPs}.
+     *
+     * @param rtoLowPs  the short timeout (IRN: 100 µs [R: FABRIC-REFERENCE §3, not checked])
+     * @param rtoHighPs the long timeout (IRN: 320 µs [R])
+     * @param n         the outstanding packets up to which the short timeout applies (IRN: 3 [R])
+     * @param bdpFc     BDP flow control on
+     */
+    public record IrnSpec(long rtoLowPs, long rtoHighPs, int n, boolean bdpFc) {
     }
 
     /**

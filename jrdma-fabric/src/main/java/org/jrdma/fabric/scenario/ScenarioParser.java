@@ -43,6 +43,7 @@ public final class ScenarioParser {
     private long nackIntervalPs = 500 * US;
     private long ccDelayPs;
     private long goBack0MessageBytes;
+    private Scenario.IrnSpec irn;
     private int dropEvery;
     private String transport = "roce";
     private TcpSpec tcp = TcpSpec.LINUX;
@@ -50,6 +51,10 @@ public final class ScenarioParser {
     private CpuSpec cpu;
     private IbSpec ib;
     private int ibLine;
+    private Scenario.HpccSpec hpcc;
+    private int hpccLine;
+    private Scenario.SchedulerSpec scheduler = Scenario.SchedulerSpec.ROUND_ROBIN;
+    private int schedulerLine;
     private Fields cpuFields;
     private long samplePs = 10 * US;
     private long eventBudget = 2_000_000_000L;
@@ -312,7 +317,7 @@ public final class ScenarioParser {
             }
             case "nic" -> {
                 Fields f = new Fields(w, 1, "ack-interval", "rto", "nack-interval", "cc-delay", "transport", "recovery",
-                        "message");
+                        "message", "rto-low", "rto-high", "rto-n", "bdp-fc");
                 f.noPositional(0);
                 transport = f.string("transport", "roce");
                 if (!List.of("roce", "tcp", "iwarp").contains(transport)) {
@@ -323,8 +328,27 @@ public final class ScenarioParser {
                 nackIntervalPs = f.time("nack-interval", "500us");
                 ccDelayPs = f.time("cc-delay", "0");
                 String rec = f.string("recovery", "go-back-n");
-                if (!rec.equals("go-back-n") && !rec.equals("go-back-0")) {
-                    throw error("recovery", "'" + rec + "' is not go-back-n or go-back-0");
+                if (!rec.equals("go-back-n") && !rec.equals("go-back-0") && !rec.equals("selective-repeat")) {
+                    throw error("recovery", "'" + rec + "' is not go-back-n, go-back-0 or selective-repeat");
+                }
+                irn = null;
+                if (rec.equals("selective-repeat")) {
+                    long lo = f.time("rto-low", "100us");
+                    long hi = f.time("rto-high", "320us");
+                    if (lo == 0 || hi < lo) {
+                        throw error(lo == 0 ? "rto-low" : "rto-high", "need 0 < rto-low <= rto-high");
+                    }
+                    String bdp = f.string("bdp-fc", "on");
+                    if (!bdp.equals("on") && !bdp.equals("off")) {
+                        throw error("bdp-fc", "'" + bdp + "' is not on or off");
+                    }
+                    irn = new Scenario.IrnSpec(lo, hi, (int) f.integer("rto-n", "3", 0, 1 << 20), bdp.equals("on"));
+                } else {
+                    for (String k : new String[] {"rto-low", "rto-high", "rto-n", "bdp-fc"}) {
+                        if (f.values.containsKey(k)) {
+                            throw error(k, "only with recovery=selective-repeat");
+                        }
+                    }
                 }
                 long msg = f.size("message", "1GiB");
                 if (msg == 0) {
@@ -459,6 +483,68 @@ public final class ScenarioParser {
                 }
                 stuck.add(new Scenario.StuckSpec(h.name(), f.time("at", null), line));
             }
+            case "hpcc" -> {
+                if (w.length == 2 && w[1].equals("off")) {
+                    hpcc = null;
+                    return;
+                }
+                Fields f = new Fields(w, 1, "eta", "max-stage", "rate-ai", "min-rate");
+                f.noPositional(0);
+                double eta = f.fraction("eta", "0.95", true);
+                if (eta == 0) {
+                    throw error("eta", "must be positive");
+                }
+                hpcc = new Scenario.HpccSpec(eta, (int) f.integer("max-stage", "0", 0, 1000), f.rate("rate-ai", "50Mbps"),
+                        f.rate("min-rate", "100Mbps"));
+                hpccLine = line;
+            }
+            case "scheduler" -> {
+                if (w.length < 2 || !(w[1].equals("rr") || w[1].equals("dwrr"))) {
+                    throw error("kind", "scheduler needs a kind: rr (round-robin, HPCC) or dwrr (deficit weighted "
+                            + "round robin)");
+                }
+                Fields f = new Fields(w, 2, "weights", "quantum", "strict");
+                f.noPositional(0);
+                int[] weights = {0, 1, 1, 1, 1, 1, 1, 1};
+                if (f.values.containsKey("weights")) {
+                    String[] ws = f.string("weights", null).split(",", -1);
+                    if (ws.length != 7) {
+                        throw error("weights", "seven weights, for queues 1-7 (e.g. 1,1,2,4,1,1,1): "
+                                + f.string("weights", null));
+                    }
+                    for (int q = 1; q <= 7; q++) {
+                        try {
+                            weights[q] = Integer.parseInt(ws[q - 1]);
+                        } catch (NumberFormatException e) {
+                            throw error("weights", "the weight of queue " + q + " is not an integer: '" + ws[q - 1] + "'");
+                        }
+                        if (weights[q] < 1 || weights[q] > 1000) {
+                            throw error("weights", "the weight of queue " + q + " is out of range 1..1000: " + weights[q]);
+                        }
+                    }
+                }
+                boolean[] strict = new boolean[8];
+                if (f.values.containsKey("strict")) {
+                    for (String q : f.string("strict", null).split(",", -1)) {
+                        int n;
+                        try {
+                            n = Integer.parseInt(q);
+                        } catch (NumberFormatException e) {
+                            throw error("strict", "not a queue number: '" + q + "'");
+                        }
+                        if (n < 1 || n > 7) {
+                            throw error("strict", "queue " + n + " is out of range 1..7 (queue 0 is always first)");
+                        }
+                        strict[n] = true;
+                    }
+                }
+                long quantum = f.values.containsKey("quantum") ? f.size("quantum", null) : 0;
+                if (f.values.containsKey("quantum") && quantum == 0) {
+                    throw error("quantum", "must be positive");
+                }
+                scheduler = new Scenario.SchedulerSpec(w[1].equals("dwrr"), weights, quantum, strict);
+                schedulerLine = line;
+            }
             case "sample" -> {
                 Fields f = new Fields(w, 1, "interval");
                 f.noPositional(0);
@@ -478,7 +564,7 @@ public final class ScenarioParser {
             }
             default -> throw error(null, "unknown directive '" + w[0] + "' (known: name, duration, seed, packet, host, "
                     + "switch, link, topology, buffer, ecn, pfc, ib, dcqcn, nic, tcp, flow, flows, route, workload, cpu, watchdog, stuck, "
-                    + "sample, budget)");
+                    + "scheduler, hpcc, sample, budget)");
         }
     }
 
@@ -758,6 +844,21 @@ public final class ScenarioParser {
                 throw error("vl-buffer", "InfiniBand links carry RC QPs: transport must be roce (the RC model)");
             }
         }
+        if (hpcc != null && dcqcn != null) {
+            line = hpccLine;
+            throw error(null, "hpcc and dcqcn are both on: a NIC runs one congestion control ('dcqcn off')");
+        }
+        if (hpcc != null && !transport.equals("roce")) {
+            line = hpccLine;
+            throw error(null, "hpcc runs on RoCE QPs: transport must be roce");
+        }
+        if (scheduler.quantumBytes() == 0) {
+            scheduler = new Scenario.SchedulerSpec(scheduler.dwrr(), scheduler.weights(), wire, scheduler.strict());
+        } else if (scheduler.quantumBytes() < wire) {
+            line = schedulerLine;
+            throw error("quantum", "must hold one full frame (" + wire + " B with headers): "
+                    + scheduler.quantumBytes() + " B");
+        }
         if (buffer.bufferBytes() < wire) {
             line = bufferLine;
             throw error("size", "the switch buffer (" + buffer.bufferBytes() + " B) is smaller than one MTU ("
@@ -769,6 +870,6 @@ public final class ScenarioParser {
         }
         return new Scenario(name, durationPs, seed, mtu, header, List.copyOf(nodes.values()), List.copyOf(links),
                 List.copyOf(flows), List.copyOf(routes), buffer, ecn, pfc, dcqcn, ackInterval, rtoPs, nackIntervalPs, ccDelayPs, goBack0MessageBytes, samplePs,
-                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib);
+                eventBudget, memoryBudget, watchdog, List.copyOf(stuck), transport, tcp, workload, cpu, ib, scheduler, hpcc, irn);
     }
 }
