@@ -154,6 +154,28 @@ final class LibC {
         return CMSGHDR_SIZE + len;
     }
 
+    /**
+     * CMSG_FIRSTHDR/CMSG_NXTHDR over the control buffer of a received message: the offset in
+     * {@code control} of the data of the first control message of {@code level}/{@code type}, or -1
+     * when there is none. The buffer is {@code controlLen} bytes (the msghdr's msg_controllen after
+     * the call) from {@code start}; a header whose length is shorter than a header or runs past the
+     * end ends the walk, as CMSG_NXTHDR does. Allocation-free.
+     */
+    static long cmsgData(MemorySegment control, long start, long controlLen, int level, int type) {
+        long off = 0;
+        while (off + CMSGHDR_SIZE <= controlLen) {
+            long len = control.get(JAVA_LONG, start + off);
+            if (len < CMSGHDR_SIZE || off + len > controlLen) {
+                return -1;
+            }
+            if (control.get(JAVA_INT, start + off + 8) == level && control.get(JAVA_INT, start + off + 12) == type) {
+                return start + off + CMSGHDR_SIZE;
+            }
+            off += cmsgAlign(len);
+        }
+        return -1;
+    }
+
     // ---- linker
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -126,22 +127,8 @@ public final class UdpBatch {
      * last may be shorter), or {@link #length(int)} when nothing was coalesced.
      */
     public int segmentSize(int i) {
-        long h = (long) i * LibC.MMSGHDR_SIZE;
-        long c = (long) i * CONTROL_BYTES;
-        long len = vec.get(JAVA_LONG, h + LibC.MSG_CONTROLLEN);
-        long off = 0;
-        while (off + LibC.CMSGHDR_SIZE <= len) {
-            long l = control.get(JAVA_LONG, c + off);
-            if (l < LibC.CMSGHDR_SIZE || off + l > len) {
-                break;
-            }
-            if (control.get(JAVA_INT, c + off + 8) == LibC.SOL_UDP
-                    && control.get(JAVA_INT, c + off + 12) == LibC.UDP_GRO) {
-                return control.get(JAVA_INT, c + off + LibC.CMSGHDR_SIZE);
-            }
-            off += LibC.cmsgAlign(l);
-        }
-        return length(i);
+        long data = control(i, LibC.SOL_UDP, LibC.UDP_GRO);
+        return data < 0 ? length(i) : control.get(JAVA_INT, data);
     }
 
     /**
@@ -150,26 +137,18 @@ public final class UdpBatch {
      * the {@code IP_TOS} / {@code IPV6_TCLASS} control message; -1 when none came.
      */
     public int trafficClass(int i) {
-        long h = (long) i * LibC.MMSGHDR_SIZE;
-        long c = (long) i * CONTROL_BYTES;
-        long len = vec.get(JAVA_LONG, h + LibC.MSG_CONTROLLEN);
-        long off = 0;
-        while (off + LibC.CMSGHDR_SIZE <= len) {
-            long l = control.get(JAVA_LONG, c + off);
-            if (l < LibC.CMSGHDR_SIZE || off + l > len) {
-                break;
-            }
-            int level = control.get(JAVA_INT, c + off + 8);
-            int type = control.get(JAVA_INT, c + off + 12);
-            if (level == LibC.SOL_IP && type == LibC.IP_TOS) {
-                return control.get(java.lang.foreign.ValueLayout.JAVA_BYTE, c + off + LibC.CMSGHDR_SIZE) & 0xff;
-            }
-            if (level == LibC.SOL_IPV6 && type == LibC.IPV6_TCLASS) {
-                return control.get(JAVA_INT, c + off + LibC.CMSGHDR_SIZE) & 0xff;
-            }
-            off += LibC.cmsgAlign(l);
+        long data = control(i, LibC.SOL_IP, LibC.IP_TOS);
+        if (data >= 0) {
+            return control.get(JAVA_BYTE, data) & 0xff;
         }
-        return -1;
+        data = control(i, LibC.SOL_IPV6, LibC.IPV6_TCLASS);
+        return data < 0 ? -1 : control.get(JAVA_INT, data) & 0xff;
+    }
+
+    /** The offset in {@code control} of slot {@code i}'s control message {@code level}/{@code type}'s data, or -1. */
+    private long control(int i, int level, int type) {
+        long len = vec.get(JAVA_LONG, (long) i * LibC.MMSGHDR_SIZE + LibC.MSG_CONTROLLEN);
+        return LibC.cmsgData(control, (long) i * CONTROL_BYTES, len, level, type);
     }
 
     /** Slot {@code i}'s address: the destination for a send, the source after a receive. */

@@ -611,25 +611,14 @@ public final class UdpSocket implements AutoCloseable {
     }
 
     private void parseControl(MemorySegment c, long controlLen, int received) {
-        lastSegmentSize = gro ? received : 0;
-        lastTrafficClass = -1;
-        long off = 0;
-        while (off + LibC.CMSGHDR_SIZE <= controlLen) {
-            long len = c.get(JAVA_LONG, off);
-            if (len < LibC.CMSGHDR_SIZE || off + len > controlLen) {
-                break;
-            }
-            int level = c.get(JAVA_INT, off + 8);
-            int type = c.get(JAVA_INT, off + 12);
-            long data = off + LibC.CMSGHDR_SIZE;
-            if (level == LibC.SOL_UDP && type == LibC.UDP_GRO) {
-                lastSegmentSize = c.get(JAVA_INT, data);
-            } else if (level == LibC.SOL_IP && type == LibC.IP_TOS) {
-                lastTrafficClass = c.get(JAVA_BYTE, data) & 0xff;
-            } else if (level == LibC.SOL_IPV6 && type == LibC.IPV6_TCLASS) {
-                lastTrafficClass = c.get(JAVA_INT, data) & 0xff;
-            }
-            off += LibC.cmsgAlign(len);
+        long data = LibC.cmsgData(c, 0, controlLen, LibC.SOL_UDP, LibC.UDP_GRO);
+        lastSegmentSize = data >= 0 ? c.get(JAVA_INT, data) : gro ? received : 0;
+        data = LibC.cmsgData(c, 0, controlLen, LibC.SOL_IP, LibC.IP_TOS);
+        if (data >= 0) {
+            lastTrafficClass = c.get(JAVA_BYTE, data) & 0xff;
+        } else {
+            data = LibC.cmsgData(c, 0, controlLen, LibC.SOL_IPV6, LibC.IPV6_TCLASS);
+            lastTrafficClass = data < 0 ? -1 : c.get(JAVA_INT, data) & 0xff;
         }
     }
 
