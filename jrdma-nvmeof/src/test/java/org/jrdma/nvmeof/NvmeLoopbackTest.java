@@ -37,30 +37,10 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class NvmeLoopbackTest {
-    private static final String[] PAIR = loopbackPair();
+    private static final String[] PAIR = LoopbackPair.configureJrxe();
     private static final AtomicInteger PORTS = new AtomicInteger(21000 + (int) (ProcessHandle.current().pid() % 4000));
     private TestTarget target;
     private int port;
-
-    private static String[] loopbackPair() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
-            String net = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + ".";
-            if (free(net + "1") && free(net + "2")) {
-                System.setProperty("jrdma.devices", "jrxe0=" + net + "1,jrxe1=" + net + "2");
-                return new String[] {net + "1", net + "2"};
-            }
-        }
-        throw new AssertionError("no free loopback address pair for UDP 4791");
-    }
-
-    private static boolean free(String ip) {
-        try (java.net.DatagramSocket s = new java.net.DatagramSocket(new InetSocketAddress(ip, 4791))) {
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
-        }
-    }
 
     @BeforeEach
     void start() throws Exception {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jrdma.cm.CmEvent;
 import org.jrdma.cm.CmEventType;
 import org.jrdma.nvmeof.IoBuffer;
+import org.jrdma.nvmeof.LoopbackPair;
 import org.jrdma.nvmeof.NvmeConnectOptions;
 import org.jrdma.nvmeof.NvmeController;
 import org.jrdma.nvmeof.NvmeNamespace;
@@ -46,7 +47,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(90)
 class NvmeTargetTest {
-    private static final String[] PAIR = loopbackPair();
+    private static final String[] PAIR = LoopbackPair.configureJrxe();
     private static final AtomicInteger PORTS = new AtomicInteger(25000 + (int) (ProcessHandle.current().pid() % 4000));
     private static final String NQN = "nqn.2026-01.org.jrdma:test-target";
     private static final int DNR = 0x4000;
@@ -55,26 +56,6 @@ class NvmeTargetTest {
     private NvmeTarget target;
     private InetSocketAddress at;
     private InetSocketAddress from;
-
-    private static String[] loopbackPair() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
-            String net = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + ".";
-            if (free(net + "1") && free(net + "2")) {
-                System.setProperty("jrdma.devices", "jrxe0=" + net + "1,jrxe1=" + net + "2");
-                return new String[] {net + "1", net + "2"};
-            }
-        }
-        throw new AssertionError("no free loopback address pair for UDP 4791");
-    }
-
-    private static boolean free(String ip) {
-        try (java.net.DatagramSocket s = new java.net.DatagramSocket(new InetSocketAddress(ip, 4791))) {
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
-        }
-    }
 
     @BeforeEach
     void start() throws Exception {
